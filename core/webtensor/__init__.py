@@ -1,0 +1,83 @@
+"""webtensor: tensors from Python on any GPU, in the browser and natively.
+
+``import webtensor as wt``.  The core (dtypes, promotion, shapes, the tensor API) is pure Python,
+so the same wheel runs in CPython and in Pyodide.
+"""
+
+from . import dtypes as _dtypes
+from .dtypes import (
+    DType,
+    all_complex_dtypes,
+    all_dtypes,
+    all_float_dtypes,
+    all_int_dtypes,
+    all_numeric_dtypes,
+    all_signed_int_dtypes,
+    all_uint_dtypes,
+    bfloat16,
+    can_cast,
+    complex64,
+    complex128,
+    default_complex_dtype,
+    default_dtype,
+    default_float_dtype,
+    default_int_dtype,
+    dtype,
+    finfo,
+    float16,
+    float32,
+    float64,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    isdtype,
+    set_default_complex_dtype,
+    set_default_dtype,
+    set_default_float_dtype,
+    set_default_int_dtype,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .promotion import (
+    TypePromotionError,
+    get_promotion_mode,
+    promote_types,
+    promotion_mode,
+    result_type,
+    set_promotion_mode,
+)
+
+bool = _dtypes.bool  # noqa: A001 - the Array API names the dtype `bool`
+
+# The seeds' short names: wt.i32, wt.u8, wt.bf16, wt.c128 ...
+for _dt in all_dtypes:
+    globals()[_dt.short] = _dt
+del _dt
+
+__version__ = "0.1.0"
+
+from .device import Device, default_device, devices, set_default_device  # noqa: E402
+from .tensor import Tensor  # noqa: E402
+from .api import (  # noqa: E402
+    creation as _creation,
+    elementwise as _elementwise,
+    indexing as _indexing,
+    linalg as _linalg_api,
+    manipulation as _manipulation,
+    searching as _searching,
+    sets as _sets,
+    sorting as _sorting,
+    statistical as _statistical,
+    utility as _utility,
+)
+
+# Every API module lists its public functions in __all__; they all live at the top level.
+for _module in (_creation, _elementwise, _indexing, _linalg_api, _manipulation, _searching,
+                _sets, _sorting, _statistical, _utility):
+    for _name in _module.__all__:
+        globals()[_name] = getattr(_module, _name)
+del _module, _name

@@ -1,0 +1,132 @@
+"""Shared plumbing of the API modules: operands, devices, axis names, dtype rules."""
+
+from __future__ import annotations
+
+from .. import dtypes as _d
+from .. import promotion as _p
+from .. import shape as _s
+from ..device import Device, as_device
+from ..tensor import Tensor, broadcast_view, cast, scalar
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def is_scalar(x) -> bool:
+    return isinstance(x, _PY_SCALARS) and not hasattr(x, "dtype")
+
+
+def as_tensor(x, fn: str) -> Tensor:
+    """A Tensor for ``x``: tensors pass through, anything array-like goes through asarray."""
+    if x.__class__ is Tensor:
+        return x
+    from .creation import asarray
+
+    try:
+        return asarray(x)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"wt.{fn}: expected a tensor or array-like, got {type(x).__name__} "
+                        f"({e})") from None
+
+
+def common_device(tensors, fn: str) -> Device:
+    device = None
+    for t in tensors:
+        if device is None:
+            device = t.device
+        elif t.device is not device:
+            raise ValueError(
+                f"wt.{fn}: operands are on different devices ({device.name} and "
+                f"{t.device.name}); move one with x.to_device({device.name!r}) first"
+            )
+    return as_device(None) if device is None else device
+
+
+def promote(args, fn: str):
+    """Promote operands (tensors and Python scalars) -> (dtype, weak, device, list of args
+    where array-likes became tensors)."""
+    args = [a if a.__class__ is Tensor or is_scalar(a) else as_tensor(a, fn) for a in args]
+    dt, weak = _p._resolve(tuple(args), fn)
+    device = common_device([a for a in args if a.__class__ is Tensor], fn)
+    return dt, weak, device, args
+
+
+def operand(x, dtype, device, weak=False) -> Tensor:
+    """``x`` (tensor or Python scalar) as a tensor of ``dtype`` on ``device``."""
+    if x.__class__ is Tensor:
+        return cast(x, dtype)
+    return scalar(x, dtype, device, weak)
+
+
+def float_dtype_for(dt: _d.DType) -> _d.DType:
+    """The dtype a float-valued op computes in: ints and bool go to the default float."""
+    if dt.kind in "fc":
+        return dt
+    if _p.get_promotion_mode() == "numpy":
+        return _d.float64
+    return _d.default_float_dtype()
+
+
+def check_kind(dt: _d.DType, kinds: str, fn: str) -> None:
+    if dt.kind not in kinds:
+        allowed = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
+                   "f": "floating-point", "c": "complex"}
+        raise TypeError(f"wt.{fn}: not supported for {dt.name}; it accepts "
+                        f"{', '.join(allowed[k] for k in kinds)} dtypes")
+
+
+# -- axis names -----------------------------------------------------------------------------------
+
+def merge_names(tensors, shape, fn: str):
+    """Names of a broadcast result: aligned from the right; None defers; a clash is an error."""
+    if all(t.names is None for t in tensors):
+        return None
+    out = [None] * len(shape)
+    for t in tensors:
+        if t.names is None:
+            continue
+        lead = len(shape) - t.ndim
+        for i, name in enumerate(t.names):
+            j = lead + i
+            if name is None:
+                continue
+            if out[j] is not None and out[j] != name:
+                raise ValueError(f"wt.{fn}: axis names clash at dimension {j}: {out[j]!r} vs "
+                                 f"{name!r}; rename one with wt.rename(x, names)")
+            out[j] = name
+    return tuple(out) if any(n is not None for n in out) else None
+
+
+def axis_index(x: Tensor, axis, fn: str) -> int:
+    """An axis given as an int or, for named tensors, as a name."""
+    if isinstance(axis, str):
+        if x.names is None or axis not in x.names:
+            raise ValueError(f"wt.{fn}: no axis named {axis!r}; the tensor's names are "
+                             f"{x.names}")
+        return x.names.index(axis)
+    return _s.normalize_axis(axis, x.ndim, fn)
+
+
+def axes_tuple(x: Tensor, axis, fn: str) -> tuple[int, ...]:
+    """``None`` -> all axes; int, name or a sequence of them -> sorted unique axes."""
+    if axis is None:
+        return tuple(range(x.ndim))
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
+    out = [axis_index(x, a, fn) for a in axis]
+    if len(set(out)) != len(out):
+        raise ValueError(f"wt.{fn}: repeated axis in {tuple(axis)}; each axis may appear once")
+    return tuple(sorted(out))
+
+
+def drop_names(names, axes):
+    if names is None:
+        return None
+    kept = tuple(n for i, n in enumerate(names) if i not in axes)
+    return kept if any(n is not None for n in kept) else None
+
+
+def broadcast_all(tensors, fn: str):
+    """Broadcast tensors to one shape -> (views, shape, names)."""
+    shape = _s.broadcast_shapes(*(t.shape for t in tensors), fn=fn)
+    names = merge_names(tensors, shape, fn)
+    return [broadcast_view(t, shape) for t in tensors], shape, names

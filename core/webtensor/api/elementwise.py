@@ -1,0 +1,170 @@
+"""The Array API elementwise functions, generated from the op table in ``webtensor.ops``."""
+
+from __future__ import annotations
+
+from .. import dtypes as _d
+from ..ops import BINARY, ELEMENTWISE, UNARY, ElementwiseOp
+from ..tensor import Tensor, empty
+from ._common import as_tensor, broadcast_all, check_kind, float_dtype_for, operand, promote
+
+__all__ = [op.name for op in UNARY + BINARY] + ["clip", "where"]
+
+
+def _result_dtypes(op: ElementwiseOp, dt: _d.DType):
+    """(computation dtype, output dtype) of ``op`` on promoted dtype ``dt``."""
+    check_kind(dt, op.kinds, op.name)
+    compute = float_dtype_for(dt) if op.result == "float" else dt
+    if op.result == "bool":
+        return compute, _d.bool
+    if op.result == "real":
+        return compute, compute.real_dtype
+    return compute, compute
+
+
+def apply_unary(op: ElementwiseOp, x) -> Tensor:
+    x = as_tensor(x, op.name)
+    compute, out_dt = _result_dtypes(op, x.dtype)
+    weak = x.weak and out_dt is not _d.bool
+    a = operand(x, compute, x.device)
+    out = empty(x.shape, out_dt, x.device, weak=weak, names=x.names)
+    x._backend.unary(op.name, out, a)
+    return out
+
+
+def apply_binary(op: ElementwiseOp, x1, x2) -> Tensor:
+    dt, weak, device, (x1, x2) = promote((x1, x2), op.name)
+    compute, out_dt = _result_dtypes(op, dt)
+    a = operand(x1, compute, device, weak)
+    b = operand(x2, compute, device, weak)
+    (a, b), shape, names = broadcast_all((a, b), op.name)
+    out = empty(shape, out_dt, device, weak=weak and out_dt is not _d.bool, names=names)
+    device.backend.binary(op.name, out, a, b)
+    return out
+
+
+def _make(op: ElementwiseOp):
+    if op.arity == 1:
+        def fn(x, /):
+            return apply_unary(op, x)
+    else:
+        def fn(x1, x2, /):
+            return apply_binary(op, x1, x2)
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = op.doc
+    return fn
+
+
+for _op in ELEMENTWISE.values():
+    globals()[_op.name] = _make(_op)
+del _op
+
+
+def where(condition, x1=None, x2=None, /):
+    """``x1`` where ``condition`` else ``x2`` (with one argument: the indices of nonzeros)."""
+    if x1 is None and x2 is None:
+        from .searching import nonzero
+
+        return nonzero(condition)
+    if x1 is None or x2 is None:
+        raise TypeError("wt.where: pass both x1 and x2, or neither (for the nonzero indices)")
+    cond = as_tensor(condition, "where")
+    if cond.dtype is not _d.bool:
+        cond = globals()["not_equal"](cond, 0)
+    dt, weak, device, (x1, x2) = promote((x1, x2), "where")
+    a = operand(x1, dt, device, weak)
+    b = operand(x2, dt, device, weak)
+    (c, a, b), shape, names = broadcast_all((cond, a, b), "where")
+    out = empty(shape, dt, device, weak=weak, names=names)
+    device.backend.where(out, c, a, b)
+    return out
+
+
+def clip(x, /, min=None, max=None):  # noqa: A002 - Array API names
+    """Clamp ``x`` to ``[min, max]`` (either may be None); keeps ``x``'s dtype."""
+    x = as_tensor(x, "clip")
+    check_kind(x.dtype, "iuf", "clip")
+    out = x
+    if min is not None:
+        out = globals()["maximum"](out, min)
+    if max is not None:
+        out = globals()["minimum"](out, max)
+    if out is x:
+        from .creation import asarray
+
+        return asarray(x, copy=True)
+    from ..tensor import cast
+
+    return cast(out, x.dtype, weak=x.weak)
+
+
+# -- operators --------------------------------------------------------------------------------------
+
+_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                "gt": "greater", "ge": "greater_equal"}
+_UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+
+
+def _operand_ok(other) -> bool:
+    return other.__class__ is Tensor or isinstance(other, (bool, int, float, complex))
+
+
+def _install_operators():
+    for dunder, name in _OPERATORS.items():
+        op = ELEMENTWISE[name]
+
+        def forward(self, other, op=op):
+            if not _operand_ok(other) and not hasattr(other, "__array_interface__") \
+                    and not isinstance(other, (list, tuple)):
+                return NotImplemented
+            return apply_binary(op, self, other)
+
+        def reflected(self, other, op=op):
+            if not _operand_ok(other) and not hasattr(other, "__array_interface__") \
+                    and not isinstance(other, (list, tuple)):
+                return NotImplemented
+            return apply_binary(op, other, self)
+
+        def inplace(self, other, op=op):
+            result = apply_binary(op, self, other)
+            from .manipulation import assign_into
+
+            assign_into(self, result, f"{op.name} (in place)")
+            return self
+
+        setattr(Tensor, f"__{dunder}__", forward)
+        setattr(Tensor, f"__r{dunder}__", reflected)
+        setattr(Tensor, f"__i{dunder}__", inplace)
+    for dunder, name in _COMPARISONS.items():
+        op = ELEMENTWISE[name]
+
+        def compare(self, other, op=op):
+            if not _operand_ok(other) and not hasattr(other, "__array_interface__") \
+                    and not isinstance(other, (list, tuple)):
+                return NotImplemented
+            return apply_binary(op, self, other)
+
+        setattr(Tensor, f"__{dunder}__", compare)
+    for dunder, name in _UNARY_OPERATORS.items():
+        op = ELEMENTWISE[name]
+        setattr(Tensor, f"__{dunder}__", lambda self, op=op: apply_unary(op, self))
+
+    def matmul(self, other):
+        from .linalg import matmul as mm
+
+        return mm(self, other)
+
+    def rmatmul(self, other):
+        from .linalg import matmul as mm
+
+        return mm(other, self)
+
+    Tensor.__matmul__, Tensor.__rmatmul__ = matmul, rmatmul
+
+
+_install_operators()

@@ -1,0 +1,5 @@
+"""manipulation functions (Array API chapter)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,5 @@
+"""searching functions (Array API chapter)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,5 @@
+"""sets functions (Array API chapter)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

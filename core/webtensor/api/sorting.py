@@ -1,0 +1,5 @@
+"""sorting functions (Array API chapter)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

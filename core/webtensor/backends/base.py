@@ -1,0 +1,125 @@
+"""The backend contract: a few dozen primitives every device implements.
+
+The frontend (``webtensor.api``) has already decided everything before a primitive runs: the
+output shape and dtype, the promoted input dtypes, broadcasting (as stride-0 views), the axes.
+So a primitive only computes.  Conventions ("out first", as in Nx):
+
+* ``out`` is a freshly allocated, C-contiguous Tensor; the primitive fills all of it.
+* Inputs are Tensors that may be arbitrary strided views (``shape``, ``strides`` in elements,
+  ``offset``) over their buffer ``_data``; ``out`` never aliases an input.
+* Inputs of elementwise primitives already have the computation dtype; only ``cast`` changes
+  dtype, and comparisons/predicates write ``bool``.
+* Buffers hold exactly NumPy's bytes for the dtype (``to_bytes``/``from_bytes`` are memcpy-like).
+
+Elementwise ops are named by the strings of ``webtensor.ops`` (``"add"``, ``"sin"``...).
+"""
+
+from __future__ import annotations
+
+
+class Backend:
+    """Base class documenting the contract; a device module subclasses it."""
+
+    name = "abstract"
+
+    # -- memory ----------------------------------------------------------------------------------
+    def alloc(self, dtype, size: int):
+        """A new buffer for ``size`` elements of ``dtype`` (contents unspecified)."""
+        raise NotImplementedError
+
+    def from_bytes(self, dtype, data) -> object:
+        """A buffer holding ``data`` (bytes-like, NumPy's layout for ``dtype``)."""
+        raise NotImplementedError
+
+    def to_bytes(self, x) -> bytes:
+        """The bytes of the view ``x`` in C order."""
+        raise NotImplementedError
+
+    def from_values(self, dtype, values: list):
+        """A buffer from a flat list of Python scalars, converted to ``dtype`` (wrap/round)."""
+        raise NotImplementedError
+
+    def to_values(self, x) -> list:
+        """The elements of the view ``x`` in C order as Python scalars (bool/int/float/complex)."""
+        raise NotImplementedError
+
+    # -- data movement ---------------------------------------------------------------------------
+    def copy(self, out, x) -> None:
+        """Materialize the view ``x`` (same dtype) into ``out``."""
+        raise NotImplementedError
+
+    def assign(self, target, x) -> None:
+        """Write ``x`` (same shape and dtype) into the strided view ``target`` of an existing
+        buffer (``__setitem__``, in-place operators).  ``x`` never aliases ``target``."""
+        raise NotImplementedError
+
+    def fill(self, out, value) -> None:
+        """Set every element of ``out`` to the Python scalar ``value``, converted as
+        ``from_values`` converts (ints wrap, floats round or truncate/saturate to ints)."""
+        raise NotImplementedError
+
+    def iota(self, out, start, step) -> None:
+        """``out[i] = start + i * step`` (computed in ``out.dtype``), for arange/linspace."""
+        raise NotImplementedError
+
+    def cast(self, out, x) -> None:
+        """Convert ``x`` to ``out.dtype`` with NumPy's casting semantics."""
+        raise NotImplementedError
+
+    # -- elementwise -----------------------------------------------------------------------------
+    def unary(self, op: str, out, x) -> None:
+        raise NotImplementedError
+
+    def binary(self, op: str, out, a, b) -> None:
+        raise NotImplementedError
+
+    def where(self, out, cond, a, b) -> None:
+        """``out = cond ? a : b``; ``cond`` is bool, ``a``/``b`` have ``out.dtype``."""
+        raise NotImplementedError
+
+    # -- reductions and scans --------------------------------------------------------------------
+    def reduce(self, op: str, out, x, axes: tuple[int, ...]) -> None:
+        """``op`` in sum, prod, max, min, any, all over ``axes``; ``out`` has those axes removed.
+
+        ``x`` already has the accumulation dtype (the frontend casts); max/min propagate NaN.
+        """
+        raise NotImplementedError
+
+    def arg_reduce(self, op: str, out, x, axis: int) -> None:
+        """``op`` in argmax, argmin along ``axis`` (first occurrence; NaN wins); ``out`` int64."""
+        raise NotImplementedError
+
+    def scan(self, op: str, out, x, axis: int) -> None:
+        """Inclusive cumulative ``op`` in sum, prod, max, min along ``axis``."""
+        raise NotImplementedError
+
+    # -- linear algebra --------------------------------------------------------------------------
+    def matmul(self, out, a, b) -> None:
+        """Batched ``(..., m, k) @ (..., k, n)``; batch dims already broadcast to ``out``'s."""
+        raise NotImplementedError
+
+    # -- indexing --------------------------------------------------------------------------------
+    def gather(self, out, x, axis: int, indices) -> None:
+        """``out[..., i, ...] = x[..., indices[..., i, ...], ...]`` (take_along_axis; indices
+        are int64, already in range and with ``out``'s shape)."""
+        raise NotImplementedError
+
+    def scatter(self, op: str, out, axis: int, indices, updates) -> None:
+        """In place on ``out`` (a fresh copy the frontend made): along ``axis``, element
+        ``updates[..., i, ...]`` goes to position ``indices[..., i, ...]``; ``op`` in set, add,
+        min, max.  For ``set`` with duplicate indices the last update wins."""
+        raise NotImplementedError
+
+    # -- sorting ---------------------------------------------------------------------------------
+    def sort(self, out, x, axis: int, descending: bool) -> None:
+        """Stable sort along ``axis``; NaNs last (first when descending), like NumPy."""
+        raise NotImplementedError
+
+    def argsort(self, out, x, axis: int, descending: bool) -> None:
+        """Stable argsort (int64) along ``axis``, same order as ``sort``."""
+        raise NotImplementedError
+
+    # -- random ----------------------------------------------------------------------------------
+    def random_bits(self, out, key: tuple[int, int], counter: int) -> None:
+        """Fill ``out`` (uint32) with Philox-4x32-10 output words for ``key`` from ``counter``."""
+        raise NotImplementedError

@@ -1,0 +1,479 @@
+"""Type promotion: five modes, each written as data and resolved by one small algorithm.
+
+* ``standard`` (default) - JAX's lattice with every 64-bit type present.  Python scalars are weak
+  (``i*``, ``f*``, ``c*``) and defer to the other operand's dtype; a weak result materializes to the
+  current default dtype of its kind.
+* ``all`` - TensorFlow's ALL mode: the same shape of lattice with *sized* weak types
+  (``i32*``, ``i64*``, ``f32*``, ``f64*``, ``c128*``).
+* ``safe`` - TensorFlow's SAFE mode: ALL's results, but a promotion that widens bits or may lose
+  precision is refused.  The rule (which reproduces TF's 51 refused pairs exactly): the result
+  must be the dtype of one of the operands, and every other operand must be weak or convert to it
+  without losing a value.
+* ``numpy`` - NumPy 2 / NEP 50 (Ivy's "precise" mode): the result is the first dtype in a fixed
+  order to which every operand casts safely; Python scalars defer within their kind and give
+  NumPy's 64-bit defaults otherwise.  There are no weak results.
+* ``strict`` - JAX's strict mode: identical dtypes only, or a Python scalar joining a dtype of the
+  same or a higher kind.
+
+Multi-argument results never depend on argument order, in any mode: the lattice modes take the
+least upper bound of all operands (associative and commutative), SAFE and strict apply their rule
+to the whole set of operands, and NumPy's rule looks at all operands at once.
+"""
+
+from __future__ import annotations
+
+from . import dtypes as _d
+from ._settings import Setting
+from .dtypes import DType
+
+__all__ = [
+    "TypePromotionError", "WeakType", "PromotionMode", "MODES",
+    "result_type", "promote_types", "set_promotion_mode", "get_promotion_mode", "promotion_mode",
+]
+
+
+class TypePromotionError(TypeError):
+    """Raised when the active promotion mode refuses to combine dtypes implicitly."""
+
+
+class WeakType:
+    """A node for a value whose dtype was inferred, not given (a Python scalar, a weak tensor).
+
+    ``dtype`` is the dtype it becomes when it is the result (None: the default of its kind).
+    """
+
+    __slots__ = ("name", "kind", "dtype")
+
+    def __init__(self, name: str, kind: str, dtype: DType | None = None):
+        self.name, self.kind, self.dtype = name, kind, dtype
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _label(node) -> str:
+    """The seeds' notation: ``i32``, ``u8``, ``f*``, ``i32*``."""
+    return node.short if node.__class__ is DType else node.name
+
+
+# ---------------------------------------------------------------------------------------------
+# The lattices.  Each maps a node to the nodes directly above it; the join of two nodes is their
+# least upper bound.  The strong part is shared by JAX and TensorFlow; they differ in how the
+# weak types are threaded in.
+
+_STRONG_EDGES = {
+    _d.uint8: [_d.uint16, _d.int16],
+    _d.uint16: [_d.uint32, _d.int32],
+    _d.uint32: [_d.uint64, _d.int64],
+    _d.int8: [_d.int16],
+    _d.int16: [_d.int32],
+    _d.int32: [_d.int64],
+    _d.bfloat16: [_d.float32],
+    _d.float16: [_d.float32],
+    _d.float32: [_d.float64, _d.complex64],
+    _d.float64: [_d.complex128],
+    _d.complex64: [_d.complex128],
+    _d.complex128: [],
+}
+
+I_WEAK, F_WEAK, C_WEAK = WeakType("i*", "i"), WeakType("f*", "f"), WeakType("c*", "c")
+JAX_EDGES = {
+    **_STRONG_EDGES,
+    _d.bool: [I_WEAK],
+    I_WEAK: [_d.uint8, _d.int8],
+    _d.uint64: [F_WEAK],
+    _d.int64: [F_WEAK],
+    F_WEAK: [_d.bfloat16, _d.float16, C_WEAK],
+    C_WEAK: [_d.complex64],
+}
+
+I32_WEAK = WeakType("i32*", "i", _d.int32)
+I64_WEAK = WeakType("i64*", "i", _d.int64)
+F32_WEAK = WeakType("f32*", "f", _d.float32)
+F64_WEAK = WeakType("f64*", "f", _d.float64)
+C128_WEAK = WeakType("c128*", "c", _d.complex128)
+TF_EDGES = {
+    **_STRONG_EDGES,
+    _d.bool: [I32_WEAK],
+    I32_WEAK: [I64_WEAK],
+    I64_WEAK: [_d.uint8, _d.int8, F32_WEAK],
+    F32_WEAK: [F64_WEAK],
+    _d.uint64: [F64_WEAK],
+    _d.int64: [F64_WEAK],
+    F64_WEAK: [_d.bfloat16, _d.float16, C128_WEAK],
+    C128_WEAK: [_d.complex64],
+}
+
+# NumPy's promotion order: the result is the first of these every operand casts to safely.
+NUMPY_ORDER = (
+    _d.bool, _d.uint8, _d.int8, _d.uint16, _d.int16, _d.uint32, _d.int32, _d.uint64,
+    _d.int64, _d.float16, _d.bfloat16, _d.float32, _d.float64, _d.complex64, _d.complex128,
+)
+NP_I_WEAK = WeakType("i*", "i", _d.int64)
+NP_F_WEAK = WeakType("f*", "f", _d.float64)
+NP_C_WEAK = WeakType("c*", "c", _d.complex128)
+# A Python scalar of a higher kind than the array's dtype: what NumPy gives, keyed by
+# (scalar kind, dtype kind).  "complex_of" keeps the float's precision (float32 + 1j -> complex64).
+NUMPY_SCALAR_UPCAST = {
+    ("i", "b"): _d.int64,
+    ("f", "b"): _d.float64, ("f", "u"): _d.float64, ("f", "i"): _d.float64,
+    ("c", "b"): _d.complex128, ("c", "u"): _d.complex128, ("c", "i"): _d.complex128,
+    ("c", "f"): "complex_of",
+}
+
+# Kind ranks used by strict mode and NumPy's scalar rule (signed and unsigned ints are one kind).
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+# Value-preserving conversions (SAFE mode): NumPy's safe casts minus int64/uint64 -> float64.
+EXACT_CASTS = _d._closure({**_d._SAFE_EDGES, _d.int64: (), _d.uint64: ()})
+
+
+class Lattice:
+    """A join-semilattice given by covering edges; ``join`` is the least upper bound."""
+
+    def __init__(self, edges: dict):
+        self.edges = edges
+        self.above = _d._closure(edges)  # node -> every node >= it (itself included)
+        for a in edges:  # fail at import time if the data is not a lattice
+            for b in edges:
+                self.join(a, b)
+
+    def join(self, a, b):
+        if b in self.above[a]:
+            return b
+        if a in self.above[b]:
+            return a
+        common = self.above[a] & self.above[b]
+        least = [c for c in common if common <= self.above[c]]
+        if len(least) != 1:
+            raise ValueError(f"not a lattice: {a!r} and {b!r} have no unique least upper bound")
+        return least[0]
+
+    def path(self, start, end) -> list:
+        """One chain of covering edges from ``start`` up to ``end`` (for explanations)."""
+        if start is end:
+            return [start]
+        for nxt in self.edges[start]:
+            if end in self.above[nxt]:
+                return [start] + self.path(nxt, end)
+        raise ValueError(f"{end!r} is not above {start!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Modes.
+
+
+class PromotionMode:
+    """A promotion mode: how operands become nodes, how nodes combine, how results materialize."""
+
+    name: str
+    description: str
+    weak_results: bool = True
+
+    def __init__(self):
+        self._cache: dict = {}
+
+    # Operands -> nodes ---------------------------------------------------------------------------
+    def scalar_node(self, value):
+        raise NotImplementedError
+
+    def weak_node(self, dt: DType):
+        raise NotImplementedError
+
+    # Nodes -> result -----------------------------------------------------------------------------
+    def join(self, nodes: list):
+        raise NotImplementedError
+
+    def materialize(self, node) -> tuple[DType, bool]:
+        if node.__class__ is DType:
+            return node, False
+        if node.dtype is not None:
+            return node.dtype, self.weak_results
+        return _DEFAULT_OF_KIND[node.kind](), self.weak_results
+
+    def __repr__(self) -> str:
+        return f"<promotion mode {self.name!r}>"
+
+    # Introspection (docs, the playground's explorer) --------------------------------------------
+    def types(self) -> list:
+        """The row/column labels of this mode's table: the 15 dtypes then its weak types."""
+        return list(_d.all_dtypes) + list(self.weak_types)
+
+    def table(self) -> dict[tuple[str, str], str]:
+        """Every pair as ``{("i8", "u32"): "i64", ...}``; ``"error"`` where refused."""
+        out = {}
+        for a in self.types():
+            for b in self.types():
+                try:
+                    node = self.join([a, b])
+                except TypePromotionError:
+                    out[_label(a), _label(b)] = "error"
+                    continue
+                if node.__class__ is WeakType and self.weak_results:
+                    out[_label(a), _label(b)] = node.name
+                else:
+                    out[_label(a), _label(b)] = self.materialize(node)[0].short
+        return out
+
+
+class LatticeMode(PromotionMode):
+    """Standard, all: the join in a lattice.  Subclasses may refuse some joins."""
+
+    def __init__(self, name, description, edges, scalar_nodes, weak_nodes):
+        super().__init__()
+        self.name, self.description = name, description
+        self.lattice = Lattice(edges)
+        self._scalar_nodes = scalar_nodes  # python type -> node
+        self._weak_nodes = weak_nodes  # (kind, small?) -> node
+        self.weak_types = [n for n in edges if n.__class__ is WeakType]
+
+    def scalar_node(self, value):
+        return self._scalar_nodes[type(value)]
+
+    def weak_node(self, dt):
+        if dt.kind == "b":
+            return dt
+        return self._weak_nodes[dt.kind, dt.itemsize <= 4]
+
+    def join(self, nodes):
+        result = nodes[0]
+        for node in nodes[1:]:
+            result = self.lattice.join(result, node)
+        self.check(nodes, result)
+        return result
+
+    def check(self, nodes, result) -> None:
+        """Refuse a promotion (raise TypePromotionError); the lattice modes refuse nothing."""
+
+    def refuse(self, nodes, why: str) -> None:
+        operands = []
+        for node in nodes:
+            dt, _ = self.materialize(node)
+            text = f"({dt.name}, weak={node.__class__ is WeakType})"
+            if text not in operands:
+                operands.append(text)
+        listed = " and ".join([", ".join(operands[:-1]), operands[-1]]) if len(operands) > 1 \
+            else operands[0]
+        raise TypePromotionError(
+            f"In promotion mode {self.name!r}, implicit dtype promotion between {listed} is "
+            f"disallowed: {why}. Cast explicitly (e.g. wt.astype(x, dtype)) or relax the rules "
+            f"with wt.set_promotion_mode({self.relaxed!r})."
+        )
+
+
+def _jax_weak_nodes(i, f, c):
+    return {("i", True): i, ("i", False): i, ("u", True): i, ("u", False): i,
+            ("f", True): f, ("f", False): f, ("c", True): c, ("c", False): c}
+
+
+class SafeMode(LatticeMode):
+    relaxed = "all"
+
+    def check(self, nodes, result):
+        target = self.materialize(result)[0]
+        owners = [n for n in nodes if self.materialize(n)[0] is target]
+        if not owners:
+            self.refuse(nodes, f"the result {target.name} is wider than every operand")
+        for node in nodes:
+            if node.__class__ is DType and node is not target and target not in EXACT_CASTS[node]:
+                self.refuse(nodes, f"{node.name} does not convert to {target.name} exactly")
+
+
+class StrictMode(LatticeMode):
+    relaxed = "standard"
+
+    def check(self, nodes, result):
+        strong = {n for n in nodes if n.__class__ is DType}
+        if len(strong) > 1:
+            self.refuse(nodes, "strict mode only combines identical dtypes")
+        if strong:
+            (dt,) = strong
+            for node in nodes:
+                if node.__class__ is WeakType and (
+                    dt.kind == "b" or _KIND_RANK[node.kind] > _KIND_RANK[dt.kind]
+                ):
+                    self.refuse(nodes, f"a weak {node.kind!r}-kind value may not promote "
+                                       f"{dt.name} in strict mode")
+
+
+class NumpyMode(PromotionMode):
+    """NEP 50.  Not a lattice (NumPy's table is not associative), yet order-independent."""
+
+    name = "numpy"
+    description = "NumPy 2 (NEP 50) rules; Ivy's precise mode"
+    weak_results = False
+    weak_types = [NP_I_WEAK, NP_F_WEAK, NP_C_WEAK]
+    _scalar_nodes = {int: NP_I_WEAK, float: NP_F_WEAK, complex: NP_C_WEAK}
+    _weak_nodes = {"i": NP_I_WEAK, "u": NP_I_WEAK, "f": NP_F_WEAK, "c": NP_C_WEAK}
+
+    def scalar_node(self, value):
+        return self._scalar_nodes[type(value)]
+
+    def weak_node(self, dt):
+        return dt if dt.kind == "b" else self._weak_nodes[dt.kind]
+
+    def join(self, nodes):
+        strong = {n for n in nodes if n.__class__ is DType}
+        weak = [n for n in nodes if n.__class__ is WeakType]
+        top_weak = max(weak, key=lambda n: _KIND_RANK[n.kind]) if weak else None
+        if not strong:
+            return top_weak
+        result = next(c for c in NUMPY_ORDER if all(c in _d.SAFE_CASTS[s] for s in strong))
+        if top_weak is None or _KIND_RANK[top_weak.kind] <= _KIND_RANK[result.kind]:
+            return result
+        upcast = NUMPY_SCALAR_UPCAST[top_weak.kind, result.kind]
+        return result.complex_dtype if upcast == "complex_of" else upcast
+
+
+_DEFAULT_OF_KIND = {"i": _d.default_int_dtype, "u": _d.default_int_dtype,
+                    "f": _d.default_float_dtype, "c": _d.default_complex_dtype}
+
+_JAX_SCALARS = {int: I_WEAK, float: F_WEAK, complex: C_WEAK}
+_TF_SCALARS = {int: I32_WEAK, float: F32_WEAK, complex: C128_WEAK}
+_TF_WEAK = {("i", True): I32_WEAK, ("i", False): I64_WEAK, ("u", True): I32_WEAK,
+            ("u", False): I64_WEAK, ("f", True): F32_WEAK, ("f", False): F64_WEAK,
+            ("c", True): C128_WEAK, ("c", False): C128_WEAK}
+
+MODES: dict[str, PromotionMode] = {
+    "standard": LatticeMode(
+        "standard", "JAX's lattice with all 64-bit types; weak results use the default dtypes",
+        JAX_EDGES, _JAX_SCALARS, _jax_weak_nodes(I_WEAK, F_WEAK, C_WEAK)),
+    "all": LatticeMode(
+        "all", "TensorFlow's ALL mode: JAX-like lattice with sized weak types",
+        TF_EDGES, _TF_SCALARS, _TF_WEAK),
+    "safe": SafeMode(
+        "safe", "TensorFlow's SAFE mode: ALL's results, refusing bit-widening and lossy promotions",
+        TF_EDGES, _TF_SCALARS, _TF_WEAK),
+    "numpy": NumpyMode(),
+    "strict": StrictMode(
+        "strict", "JAX's strict mode: identical dtypes, or a Python scalar of the same or lower kind",
+        JAX_EDGES, _JAX_SCALARS, _jax_weak_nodes(I_WEAK, F_WEAK, C_WEAK)),
+}
+# TensorFlow sizes Python ints as int32 in its modes.
+_PYINT_LIMIT = {"all": _d.int32, "safe": _d.int32}
+
+
+# ---------------------------------------------------------------------------------------------
+# The active mode.
+
+def _parse_mode(mode, fn: str) -> PromotionMode:
+    if isinstance(mode, PromotionMode):
+        return mode
+    found = MODES.get(mode) if isinstance(mode, str) else None
+    if found is None:
+        raise ValueError(f"wt.{fn}: unknown promotion mode {mode!r}; choose one of "
+                         f"{', '.join(map(repr, MODES))}")
+    return found
+
+
+_MODE = Setting("promotion_mode", MODES["standard"])
+
+
+def get_promotion_mode() -> str:
+    """The name of the active promotion mode."""
+    return _MODE.get().name
+
+
+def set_promotion_mode(mode: str):
+    """Switch the promotion mode process-wide; ``with wt.set_promotion_mode(m):`` is local."""
+    return _MODE.set(_parse_mode(mode, "set_promotion_mode"))
+
+
+def promotion_mode(mode: str):
+    """``with wt.promotion_mode("safe"): ...`` - a mode for this block, this thread/task only."""
+    return _MODE.scoped(_parse_mode(mode, "promotion_mode"))
+
+
+# ---------------------------------------------------------------------------------------------
+# result_type
+
+
+def _classify(mode: PromotionMode, x, fn: str):
+    """An operand -> its node, plus the value when it is a Python int (for range checks)."""
+    cls = x.__class__
+    if cls is DType:
+        return x, None
+    if cls is bool:
+        return _d.bool, None
+    if cls is int:
+        limit = _PYINT_LIMIT.get(mode.name)
+        if limit is not None:
+            _check_int_range(x, limit, fn, f" (Python ints are {limit.name} in mode {mode.name!r})")
+        return mode.scalar_node(x), x
+    if cls is float or cls is complex:
+        return mode.scalar_node(x), None
+    if isinstance(x, (str, type)):  # "int8", int, numpy.int8 (whose .dtype is a descriptor)
+        try:
+            return _d.dtype(x), None
+        except TypeError:
+            pass
+    else:
+        inner = getattr(x, "dtype", None)
+        if inner is not None:  # tensors, NumPy arrays and scalars (np.float64 is strong)
+            dt = _d.dtype(inner)
+            return (mode.weak_node(dt) if getattr(x, "weak", False) is True else dt), None
+        found = _d._from_foreign(x)  # NumPy dtype objects, which have no .dtype
+        if found is not None:
+            return found, None
+    for base in (bool, int, float, complex):  # subclasses of the scalar types (IntEnum, ...)
+        if isinstance(x, base):
+            return _classify(mode, base(x), fn)
+    raise TypeError(f"wt.{fn}: cannot determine a dtype for {x!r} ({cls.__name__}); pass dtypes, "
+                    f"tensors, arrays or Python scalars (bool, int, float, complex)")
+
+
+def _check_int_range(value: int, dt: DType, fn: str, why: str = "") -> None:
+    info = _d.iinfo(dt)
+    if not info.min <= value <= info.max:
+        raise OverflowError(
+            f"wt.{fn}: Python int {value} is out of range for {dt.name} "
+            f"({info.min} to {info.max}){why}. Give it an explicit, wide enough dtype, e.g. "
+            f"wt.asarray({value}, dtype=wt.int64), or cast the other operand."
+        )
+
+
+def _resolve(args: tuple, fn: str) -> tuple[DType, bool]:
+    """(dtype, weak) of combining ``args`` in the active mode; the engine behind every op."""
+    mode = _MODE.get()
+    cache = mode._cache
+    try:
+        node = cache.get(args)
+    except TypeError:  # unhashable operands (arrays)
+        node = None
+    if node is not None:
+        return mode.materialize(node)
+    if not args:
+        raise ValueError(f"wt.{fn}: at least one dtype, tensor or scalar is required")
+    nodes, ints = [], []
+    for x in args:
+        node, value = _classify(mode, x, fn)
+        nodes.append(node)
+        if value is not None:
+            ints.append(value)
+    node = mode.join(nodes)
+    dt, weak = mode.materialize(node)
+    if ints:
+        if dt.kind in "iu":
+            for value in ints:
+                _check_int_range(value, dt, fn)
+    elif all(x.__class__ is DType for x in args):
+        cache[args] = node  # only pure-dtype keys: 1 == 1.0 == True would collide
+    return dt, weak
+
+
+def result_type(*arrays_and_dtypes, return_weak_type_flag: bool = False):
+    """The dtype that combining the operands gives in the active promotion mode.
+
+    Operands are dtypes, tensors/arrays (a weak tensor counts as weak) and Python scalars
+    (``int``, ``float``, ``complex`` are weak; ``bool`` is strong).  Order never matters.
+    With ``return_weak_type_flag=True`` the result is ``(dtype, weak)``.
+    """
+    dt, weak = _resolve(arrays_and_dtypes, "result_type")
+    return (dt, weak) if return_weak_type_flag else dt
+
+
+def promote_types(type1, type2) -> DType:
+    """The promoted dtype of two dtypes (not scalars) in the active mode."""
+    a = _d._dtype_of_arg(type1, "promote_types")
+    b = _d._dtype_of_arg(type2, "promote_types")
+    return _resolve((a, b), "promote_types")[0]

@@ -1,0 +1,179 @@
+"""Pure view arithmetic: shapes, element strides, broadcasting, axis and index normalization.
+
+A tensor is a view ``(shape, strides, offset)`` over a flat buffer, strides counted in elements.
+Everything that only moves data (reshape, transpose, broadcast, slicing, flip, expand/squeeze) is
+a new view computed here; no bytes are touched.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+Shape = tuple[int, ...]
+
+
+def size_of(shape: Shape) -> int:
+    return math.prod(shape)
+
+
+def contiguous_strides(shape: Shape) -> Shape:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape: Shape, strides: Shape) -> bool:
+    step = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != step:
+            return False
+        step *= n
+    return True
+
+
+def as_shape(shape, fn: str) -> Shape:
+    """Normalize an int or a sequence of ints into a shape tuple, refusing negatives."""
+    if isinstance(shape, int) or hasattr(shape, "__index__") and not isinstance(shape, Sequence):
+        shape = (shape,)
+    try:
+        out = tuple(int(_index(n, fn)) for n in shape)
+    except TypeError:
+        raise TypeError(f"wt.{fn}: shape must be an int or a sequence of ints, got {shape!r}") \
+            from None
+    for n in out:
+        if n < 0:
+            raise ValueError(f"wt.{fn}: negative dimension {n} in shape {out}; "
+                             f"dimensions must be >= 0")
+    return out
+
+
+def _index(n, fn: str) -> int:
+    if isinstance(n, bool):
+        raise TypeError(f"wt.{fn}: expected an integer, got the bool {n!r}")
+    try:
+        return n.__index__()
+    except AttributeError:
+        raise TypeError(f"wt.{fn}: expected an integer, got {n!r} ({type(n).__name__})") \
+            from None
+
+
+def normalize_axis(axis: int, ndim: int, fn: str) -> int:
+    axis = _index(axis, fn)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"wt.{fn}: axis {axis} is out of bounds for a tensor of {ndim} "
+                         f"dimension{'s' if ndim != 1 else ''}; use an axis in [{-ndim}, {ndim})")
+    return axis % ndim
+
+
+def normalize_axes(axes, ndim: int, fn: str) -> tuple[int, ...]:
+    """``None`` -> every axis; an int or a sequence -> sorted unique normalized axes."""
+    if axes is None:
+        return tuple(range(ndim))
+    if not isinstance(axes, (tuple, list)):
+        axes = (axes,)
+    out = [normalize_axis(a, ndim, fn) for a in axes]
+    if len(set(out)) != len(out):
+        raise ValueError(f"wt.{fn}: repeated axis in {tuple(axes)}; each axis may appear once")
+    return tuple(sorted(out))
+
+
+def broadcast_shapes(*shapes: Shape, fn: str = "broadcast_shapes") -> Shape:
+    """NumPy broadcasting: align trailing dimensions; a dimension of 1 stretches."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(-ndim, 0):
+        size = 1
+        for s in shapes:
+            if -i <= len(s):
+                n = s[i]
+                if n != 1:
+                    if size not in (1, n):
+                        raise ValueError(
+                            f"wt.{fn}: shapes {', '.join(str(tuple(x)) for x in shapes)} cannot "
+                            f"be broadcast together (dimension {i} is {size} in one and {n} in "
+                            f"another); make them equal or 1, e.g. with wt.expand_dims"
+                        )
+                    size = n
+        out.append(size)
+    return tuple(out)
+
+
+def broadcast_strides(shape: Shape, strides: Shape, target: Shape) -> Shape:
+    """Strides that read a ``shape``/``strides`` view as ``target`` (stretched dims get 0)."""
+    lead = len(target) - len(shape)
+    out = [0] * lead
+    for n, s, t in zip(shape, strides, target[lead:]):
+        out.append(s if n == t else 0)
+    return tuple(out)
+
+
+def reshape_strides(shape: Shape, strides: Shape, new_shape: Shape) -> Shape | None:
+    """Strides viewing the same elements in ``new_shape`` without a copy, or None if impossible.
+
+    Walks old and new dimensions in groups of equal element count (NumPy's algorithm); a group
+    of old dimensions can be re-split only if it is contiguous within itself.
+    """
+    if size_of(shape) == 0:
+        return contiguous_strides(new_shape)
+    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    new_strides = [0] * len(new_shape)
+    oi = ni = 0
+    while ni < len(new_shape) and oi < len(old):
+        oj, nj = oi + 1, ni + 1
+        op, np_ = old[oi][0], new_shape[ni]
+        while op != np_:
+            if np_ < op:
+                np_ *= new_shape[nj]
+                nj += 1
+            else:
+                op *= old[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        new_strides[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            new_strides[k - 1] = new_strides[k] * new_shape[k]
+        oi, ni = oj, nj
+    return tuple(new_strides)
+
+
+def resolve_reshape(size: int, shape: Shape, fn: str) -> Shape:
+    """Fill in a single -1 and check the element count."""
+    unknown = [i for i, n in enumerate(shape) if n == -1]
+    if len(unknown) > 1:
+        raise ValueError(f"wt.{fn}: only one dimension can be -1, got shape {shape}")
+    for n in shape:
+        if n < -1:
+            raise ValueError(f"wt.{fn}: invalid dimension {n} in shape {shape}")
+    if unknown:
+        known = math.prod(n for n in shape if n != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"wt.{fn}: cannot reshape {size} elements into shape {shape}")
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    if math.prod(shape) != size:
+        raise ValueError(f"wt.{fn}: cannot reshape {size} elements into shape {shape} "
+                         f"({math.prod(shape)} elements); the sizes must match")
+    return shape
+
+
+def slice_dim(n: int, sl: slice) -> tuple[int, int, int]:
+    """(start, length, step) of ``range(n)[sl]``."""
+    r = range(n)[sl]
+    return r.start, len(r), r.step
+
+
+def flat_offsets(shape: Shape, strides: Shape, offset: int) -> list[int]:
+    """Element offsets of a view in C order (the pure-Python backends' inner loop)."""
+    offsets = [offset]
+    for n, s in zip(shape, strides):
+        if n == 1:
+            continue
+        steps = [k * s for k in range(n)]
+        offsets = [o + d for o in offsets for d in steps]
+    if size_of(shape) == 0:
+        return []
+    return offsets

@@ -1,0 +1,251 @@
+"""The Tensor: a strided view over a device buffer, with a dtype, a weak flag and axis names.
+
+Operators and methods delegate to ``webtensor.api``; this module holds the data structure, the
+view constructors every API module shares, and reading values back.
+"""
+
+from __future__ import annotations
+
+from . import shape as _s
+from .device import Device
+from .dtypes import DType
+
+
+class Tensor:
+    """An n-dimensional array on a device.  Create one with ``wt.asarray`` and friends."""
+
+    __slots__ = ("_data", "shape", "strides", "offset", "dtype", "weak", "names", "device",
+                 "__weakref__")
+    __array_priority__ = 100  # NumPy defers binary operators to us
+
+    # -- construction (internal) -----------------------------------------------------------------
+    @classmethod
+    def _wrap(cls, data, shape, dtype: DType, device: Device, *, strides=None, offset=0,
+              weak=False, names=None) -> Tensor:
+        t = object.__new__(cls)
+        t._data = data
+        t.shape = shape
+        t.strides = _s.contiguous_strides(shape) if strides is None else strides
+        t.offset = offset
+        t.dtype = dtype
+        t.weak = weak
+        t.names = names
+        t.device = device
+        return t
+
+    def _view(self, shape, strides, offset, names=None, dtype=None) -> Tensor:
+        """A view sharing this tensor's buffer."""
+        return Tensor._wrap(self._data, shape, self.dtype if dtype is None else dtype,
+                            self.device, strides=strides, offset=offset, weak=self.weak,
+                            names=names)
+
+    @property
+    def _backend(self):
+        return self.device.backend
+
+    # -- attributes ------------------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return _s.size_of(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def is_contiguous(self) -> bool:
+        return _s.is_contiguous(self.shape, self.strides)
+
+    @property
+    def T(self) -> Tensor:
+        from .api import manipulation
+
+        if self.ndim != 2:
+            raise ValueError(f"Tensor.T: expects a 2-D tensor, got {self.ndim}-D shape "
+                             f"{self.shape}; use .mT for stacks of matrices or wt.permute_dims")
+        return manipulation.permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> Tensor:
+        from .api import linalg
+
+        return linalg.matrix_transpose(self)
+
+    # -- reading values --------------------------------------------------------------------------
+    def tolist(self):
+        """Nested Python lists of Python scalars (a scalar for 0-d)."""
+        flat = self._backend.to_values(self)
+        if not self.shape:
+            return flat[0]
+        return _nest(flat, self.shape)
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError(f"Tensor.item: only a tensor with exactly one element can be "
+                             f"converted to a Python scalar, this one has shape {self.shape}")
+        return self._backend.to_values(self)[0]
+
+    def tobytes(self) -> bytes:
+        """The raw bytes in C order, exactly as NumPy lays out this dtype."""
+        return self._backend.to_bytes(self)
+
+    def numpy(self):
+        """A NumPy array with the same values (bfloat16 needs ``ml_dtypes``; else float32)."""
+        from ._numpy_interop import to_numpy
+
+        return to_numpy(self)
+
+    def __array__(self, dtype=None, copy=None):
+        from ._numpy_interop import to_numpy
+
+        arr = to_numpy(self)
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def __array_namespace__(self, api_version=None):
+        import webtensor
+
+        if api_version not in (None, "2024.12", "2023.12", "2022.12", "2021.12"):
+            raise ValueError(f"Tensor.__array_namespace__: unsupported api_version "
+                             f"{api_version!r}; webtensor implements '2024.12'")
+        return webtensor
+
+    def __dlpack__(self, *args, **kwargs):
+        raise BufferError("Tensor.__dlpack__: DLPack export is not supported; use x.numpy() "
+                          "or wt.asarray(np_array) to exchange data with NumPy")
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def to_device(self, device, /, *, stream=None) -> Tensor:
+        from .api import creation
+
+        return creation.asarray(self, device=device, copy=None)
+
+    # -- Python protocol -------------------------------------------------------------------------
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor; use .item() to get its value")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor; use .item() to get its value")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def _scalar(self, convert, what: str):
+        if self.size != 1:
+            raise TypeError(f"{what}() of a tensor with shape {self.shape} is ambiguous; only "
+                            f"single-element tensors convert. Use wt.any / wt.all for truth "
+                            f"tests of many elements")
+        return convert(self.item())
+
+    def __bool__(self) -> bool:
+        return self._scalar(bool, "bool")
+
+    def __int__(self) -> int:
+        if self.dtype.kind == "c":
+            raise TypeError("int() of a complex tensor; take wt.real(x) first")
+        return self._scalar(int, "int")
+
+    def __float__(self) -> float:
+        if self.dtype.kind == "c":
+            raise TypeError("float() of a complex tensor; take wt.real(x) or wt.abs(x) first")
+        return self._scalar(float, "float")
+
+    def __complex__(self) -> complex:
+        return self._scalar(complex, "complex")
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, this one is "
+                            f"{self.dtype.name}; cast with x.astype(wt.int64)")
+        return self._scalar(int, "index")
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'Tensor' (tensors compare elementwise)")
+
+    def __repr__(self) -> str:
+        from ._format import tensor_repr
+
+        return tensor_repr(self)
+
+    def __str__(self) -> str:
+        from ._format import tensor_str
+
+        return tensor_str(self)
+
+    def __format__(self, spec: str) -> str:
+        if spec and self.size == 1:
+            return format(self.item(), spec)
+        return str(self) if not spec else format(str(self), spec)
+
+
+def _nest(flat: list, shape) -> list:
+    if len(shape) == 1:
+        return list(flat)
+    step = len(flat) // shape[0] if shape[0] else 0
+    if step == 0:
+        inner = shape[1:]
+        return [_nest([], inner) for _ in range(shape[0])]
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+# -- helpers shared by the API modules ------------------------------------------------------------
+
+def empty(shape, dtype: DType, device: Device, *, weak=False, names=None) -> Tensor:
+    """A new contiguous tensor with unspecified contents (internal)."""
+    data = device.backend.alloc(dtype, _s.size_of(shape))
+    return Tensor._wrap(data, shape, dtype, device, weak=weak, names=names)
+
+
+def from_values(values: list, shape, dtype: DType, device: Device, *, weak=False,
+                names=None) -> Tensor:
+    data = device.backend.from_values(dtype, values)
+    return Tensor._wrap(data, shape, dtype, device, weak=weak, names=names)
+
+
+def scalar(value, dtype: DType, device: Device, weak=False) -> Tensor:
+    return from_values([value], (), dtype, device, weak=weak)
+
+
+def contiguous(x: Tensor) -> Tensor:
+    """``x`` itself if it is a dense C-ordered buffer, else a materialized copy."""
+    if x.offset == 0 and x.is_contiguous:
+        return x
+    out = empty(x.shape, x.dtype, x.device, weak=x.weak, names=x.names)
+    x._backend.copy(out, x)
+    return out
+
+
+def broadcast_view(x: Tensor, shape) -> Tensor:
+    """``x`` seen with ``shape`` (stride 0 along stretched dims); no copy."""
+    if x.shape == shape:
+        return x
+    strides = _s.broadcast_strides(x.shape, x.strides, shape)
+    names = None
+    if x.names is not None:
+        names = (None,) * (len(shape) - x.ndim) + x.names
+    return x._view(shape, strides, x.offset, names=names)
+
+
+def cast(x: Tensor, dtype: DType, weak=None) -> Tensor:
+    """``x`` converted to ``dtype`` (the same tensor when nothing changes)."""
+    weak = x.weak if weak is None else weak
+    if x.dtype is dtype:
+        if x.weak == weak:
+            return x
+        return Tensor._wrap(x._data, x.shape, dtype, x.device, strides=x.strides,
+                            offset=x.offset, weak=weak, names=x.names)
+    out = empty(x.shape, dtype, x.device, weak=weak, names=x.names)
+    x._backend.cast(out, x)
+    return out
+

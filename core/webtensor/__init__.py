@@ -59,11 +59,20 @@ for _dt in all_dtypes:
 del _dt
 
 __version__ = "0.1.0"
+__array_api_version__ = "2024.12"
+
+# Array API constants.
+e = 2.718281828459045
+pi = 3.141592653589793
+inf = float("inf")
+nan = float("nan")
+newaxis = None
 
 from .device import Device, default_device, devices, set_default_device  # noqa: E402
 from .tensor import Tensor  # noqa: E402
 from .api import (  # noqa: E402
     creation as _creation,
+    datatypes as _datatypes,
     elementwise as _elementwise,
     indexing as _indexing,
     linalg as _linalg_api,
@@ -76,8 +85,13 @@ from .api import (  # noqa: E402
 )
 
 # Every API module lists its public functions in __all__; they all live at the top level.
-for _module in (_creation, _elementwise, _indexing, _linalg_api, _manipulation, _searching,
+for _module in (_creation, _datatypes, _elementwise, _indexing, _linalg_api, _manipulation, _searching,
                 _sets, _sorting, _statistical, _utility):
     for _name in _module.__all__:
         globals()[_name] = getattr(_module, _name)
 del _module, _name
+
+from . import _methods  # noqa: E402
+from ._info import __array_namespace_info__  # noqa: E402
+
+_methods.install()

@@ -138,7 +138,7 @@ for _dt in all_dtypes:
     for _spelling in (_dt.name, _dt.short, _dt.nx):
         _BY_NAME[_spelling] = _dt
 _BY_NAME.update({"bool_": bool, "?": bool, "bf": bfloat16, "half": float16, "single": float32,
-                 "double": float64, "cfloat": complex64, "cdouble": complex128})
+                 "double": float64, "cdouble": complex128})
 
 
 def _accepted_spellings() -> str:
@@ -236,7 +236,8 @@ def isdtype(dtype_, kind) -> _builtin_bool:
         raise TypeError(f"wt.isdtype: expected a wt dtype as first argument, got {dtype_!r}; "
                         f"pass x.dtype rather than the tensor itself")
     if isinstance(kind, tuple):
-        return any(isdtype(dtype_, k) for k in kind)
+        matches = [isdtype(dtype_, k) for k in kind]  # validate every kind, like NumPy
+        return any(matches)
     if kind.__class__ is DType:
         return dtype_ is kind
     if isinstance(kind, str):

@@ -432,33 +432,86 @@ def _check_int_range(value: int, dt: DType, fn: str, why: str = "") -> None:
         )
 
 
+class WeakOperand:
+    """Stands for "a weak tensor of this dtype", so ops can hit the cache with weak operands."""
+
+    __slots__ = ("dtype",)
+    weak = True
+
+    def __init__(self, dtype: DType):
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"<weak {self.dtype.name}>"
+
+
+WEAK_OPERANDS = {dt: WeakOperand(dt) for dt in _d.all_dtypes}
+_CACHEABLE = (DType, WeakOperand)
+
+
+_SCALAR_CLASSES = (bool, int, float, complex)
+# Cache-key stand-ins for Python scalars.  Not the type objects themselves: those are valid
+# dtype specs (result_type(int8, int)) and would collide in the direct lookup below.
+_SCALAR_MARKS = {cls: object() for cls in _SCALAR_CLASSES}
+_INT_RANGES = {dt: (_d.iinfo(dt).min, _d.iinfo(dt).max) for dt in _d.all_int_dtypes}
+
+
 def _resolve(args: tuple, fn: str) -> tuple[DType, bool]:
-    """(dtype, weak) of combining ``args`` in the active mode; the engine behind every op."""
+    """(dtype, weak) of combining ``args`` in the active mode; the engine behind every op.
+
+    The join is cached per mode under a key where each Python scalar stands as a marker of its
+    type (the node depends only on the type); Python ints are then range-checked.
+    """
     mode = _MODE.get()
-    cache = mode._cache
     try:
-        node = cache.get(args)
-    except TypeError:  # unhashable operands (arrays)
+        node = mode._cache.get(args)  # pure dtype keys: the common case, one lookup
+    except TypeError:  # unhashable operands (NumPy arrays)
         node = None
     if node is not None:
         return mode.materialize(node)
-    if not args:
-        raise ValueError(f"wt.{fn}: at least one dtype, tensor or scalar is required")
-    nodes, ints = [], []
+    key, ints = [], None
     for x in args:
-        node, value = _classify(mode, x, fn)
-        nodes.append(node)
-        if value is not None:
-            ints.append(value)
-    node = mode.join(nodes)
+        cls = x.__class__
+        if cls in _CACHEABLE or cls in _SCALAR_CLASSES:
+            key.append(x if cls in _CACHEABLE else _SCALAR_MARKS[cls])
+            if cls is int:
+                ints = [x] if ints is None else ints + [x]
+        else:
+            key = None
+            break
+    if key is not None:
+        key = tuple(key)
+        node = mode._cache.get(key)
+        if node is None:
+            if ints is not None:  # the TF modes check Python ints before promoting
+                for value in ints:
+                    _classify(mode, value, fn)
+            node = _join(mode, args, fn)
+            mode._cache[key] = node
+    else:
+        node = _join(mode, args, fn)
+        # int subclasses too (IntEnum), as _classify treats them; not tensors, which have .dtype
+        ints = [int(x) for x in args if isinstance(x, int) and x.__class__ is not bool
+                and getattr(x, "dtype", None) is None]
     dt, weak = mode.materialize(node)
     if ints:
-        if dt.kind in "iu":
-            for value in ints:
-                _check_int_range(value, dt, fn)
-    elif all(x.__class__ is DType for x in args):
-        cache[args] = node  # only pure-dtype keys: 1 == 1.0 == True would collide
+        limit = _PYINT_LIMIT.get(mode.name)
+        for value in ints:
+            if limit is not None:
+                low, high = _INT_RANGES[limit]
+                if not low <= value <= high:
+                    _classify(mode, value, fn)  # raises the mode's OverflowError
+            if dt.kind in "iu":
+                low, high = _INT_RANGES[dt]
+                if not low <= value <= high:
+                    _check_int_range(value, dt, fn)
     return dt, weak
+
+
+def _join(mode: PromotionMode, args: tuple, fn: str):
+    if not args:
+        raise ValueError(f"wt.{fn}: at least one dtype, tensor or scalar is required")
+    return mode.join([_classify(mode, x, fn)[0] for x in args])
 
 
 def result_type(*arrays_and_dtypes, return_weak_type_flag: bool = False):

@@ -82,6 +82,8 @@ def normalize_axes(axes, ndim: int, fn: str) -> tuple[int, ...]:
 
 def broadcast_shapes(*shapes: Shape, fn: str = "broadcast_shapes") -> Shape:
     """NumPy broadcasting: align trailing dimensions; a dimension of 1 stretches."""
+    if shapes and all(s == shapes[0] for s in shapes):
+        return tuple(shapes[0])
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(-ndim, 0):

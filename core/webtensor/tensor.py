@@ -15,8 +15,9 @@ class Tensor:
     """An n-dimensional array on a device.  Create one with ``wt.asarray`` and friends."""
 
     __slots__ = ("_data", "shape", "strides", "offset", "dtype", "weak", "names", "device",
-                 "__weakref__")
-    __array_priority__ = 100  # NumPy defers binary operators to us
+                 "_dense", "__weakref__")
+    # NumPy's operators return NotImplemented for us, so `ndarray + tensor` uses our promotion.
+    __array_ufunc__ = None
 
     # -- construction (internal) -----------------------------------------------------------------
     @classmethod
@@ -25,6 +26,8 @@ class Tensor:
         t = object.__new__(cls)
         t._data = data
         t.shape = shape
+        # _dense: the view is exactly its whole buffer in C order (a fast path for backends).
+        t._dense = strides is None and offset == 0
         t.strides = _s.contiguous_strides(shape) if strides is None else strides
         t.offset = offset
         t.dtype = dtype

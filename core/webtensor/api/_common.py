@@ -45,16 +45,43 @@ def promote(args, fn: str):
     """Promote operands (tensors and Python scalars) -> (dtype, weak, device, list of args
     where array-likes became tensors)."""
     args = [a if a.__class__ is Tensor or is_scalar(a) else as_tensor(a, fn) for a in args]
-    dt, weak = _p._resolve(tuple(args), fn)
-    device = common_device([a for a in args if a.__class__ is Tensor], fn)
-    return dt, weak, device, args
+    # Tensors enter result_type as their (weak) dtype so the lookup is a cache hit.
+    keys = tuple((_WEAK[a.dtype] if a.weak else a.dtype) if a.__class__ is Tensor else a
+                 for a in args)
+    try:
+        dt, weak = _p._resolve(keys, fn)
+    except _p.TypePromotionError as e:
+        raise _p.TypePromotionError(f"wt.{fn}: {e}") from None
+    device = None
+    for a in args:
+        if a.__class__ is Tensor:
+            if device is None:
+                device = a.device
+            elif a.device is not device:
+                common_device([a for a in args if a.__class__ is Tensor], fn)  # raises
+    return dt, weak, as_device(None) if device is None else device, args
+
+
+_WEAK = _p.WEAK_OPERANDS
 
 
 def operand(x, dtype, device, weak=False) -> Tensor:
     """``x`` (tensor or Python scalar) as a tensor of ``dtype`` on ``device``."""
     if x.__class__ is Tensor:
         return cast(x, dtype)
+    cls = x.__class__
+    # Scalar operands are internal, read-only 0-d tensors: reuse them (x * 2.0 in a loop).
+    # Zero floats and complex values are not cached: 0.0 == -0.0 would share an entry.
+    if (cls is int or cls is bool or cls is float and x != 0.0) and len(_SCALARS) < 4096:
+        key = (cls, x, dtype, device, weak)
+        found = _SCALARS.get(key)
+        if found is None:
+            found = _SCALARS[key] = scalar(x, dtype, device, weak)
+        return found
     return scalar(x, dtype, device, weak)
+
+
+_SCALARS: dict = {}
 
 
 def float_dtype_for(dt: _d.DType) -> _d.DType:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import math
+
 from .. import dtypes as _d
 from .. import promotion as _p
 from .. import shape as _s
 from ..device import as_device
-from ..tensor import Tensor, cast, empty, from_values
+from ..tensor import Tensor, broadcast_view, cast, from_values
+from ..tensor import empty as _empty  # the public `empty` below shadows the name
 
 __all__ = ["asarray", "tensor", "frombuffer", "empty", "empty_like", "zeros", "zeros_like",
            "ones", "ones_like", "full", "full_like"]
+__all__ += ["arange", "linspace", "eye", "meshgrid", "tril", "triu", "from_dlpack", "diag"]
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -151,7 +155,7 @@ def _from_tensor(t: Tensor, dt, dev, copy, names, fn):
         out = cast(out, dt, weak=False)
     elif copy:
         if out is t:
-            fresh = empty(t.shape, t.dtype, t.device, weak=t.weak, names=t.names)
+            fresh = _empty(t.shape, t.dtype, t.device, weak=t.weak, names=t.names)
             t._backend.copy(fresh, t)
             out = fresh
     if names is not None:
@@ -199,8 +203,6 @@ def _creation_dtype(dtype, fill, fn):
 def empty(shape, *, dtype=None, device=None, names=None) -> Tensor:
     shape = _s.as_shape(shape, "empty")
     dt, _ = _creation_dtype(dtype, None, "empty")
-    from ..tensor import empty as _empty
-
     return _empty(shape, dt, as_device(device, "empty"),
                   names=_check_names(names, len(shape), "empty"))
 
@@ -215,8 +217,6 @@ def full(shape, fill_value, *, dtype=None, device=None, names=None) -> Tensor:
                         f"{fill_value!r}")
     dt, _ = _creation_dtype(dtype, fill_value, fn)
     _check_explicit([fill_value], dt, fn)
-    from ..tensor import empty as _empty
-
     out = _empty(shape, dt, as_device(device, fn), names=_check_names(names, len(shape), fn))
     out._backend.fill(out, fill_value)
     return out
@@ -257,3 +257,263 @@ def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
     shape, dt, dev, names = _like(x, dtype, device)
     return full(shape, fill_value, dtype=dt, device=dev, names=names)
 
+
+# -- ranges, grids, triangles (the second half of the Array API creation chapter) ---------------
+
+def _range_scalar(v, name: str, fn: str, complex_ok: bool = False):
+    """A Python scalar for arange/linspace bounds (0-d tensors and NumPy scalars allowed)."""
+    if isinstance(v, Tensor):
+        if v.size != 1:
+            raise TypeError(f"wt.{fn}: {name} must be a scalar, got a tensor of shape {v.shape}")
+        v = v.item()
+    elif not isinstance(v, _PY_SCALARS) and hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
+        raise TypeError(f"wt.{fn}: {name} must be an int or a float, got {v!r} "
+                        f"({type(v).__name__})")
+    if isinstance(v, complex) and not complex_ok:
+        raise TypeError(f"wt.{fn}: {name} must be real, got the complex {v!r}")
+    return v
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
+    """Evenly spaced values in ``[start, stop)``: ``ceil((stop - start) / step)`` of them.
+
+    Without ``dtype``: the default integer dtype when start, stop and step are all ints, else the
+    default float dtype (``int32``/``float32`` unless changed; the active promotion mode decides,
+    as for ``wt.full``).  Values are ``start + i * step`` computed by ``backend.iota``.
+    """
+    fn = "arange"
+    start = _range_scalar(start, "start", fn)
+    if stop is None:
+        start, stop = 0, start
+    else:
+        stop = _range_scalar(stop, "stop", fn)
+    step = _range_scalar(step, "step", fn)
+    if step == 0:
+        raise ValueError(f"wt.{fn}: step must not be zero")
+    all_int = all(isinstance(v, int) for v in (start, stop, step))
+    if dtype is None:
+        dt, _ = _p._resolve((start, stop, step), fn)
+    else:
+        dt = _d.dtype(dtype)
+    if dt.kind == "b" or dt.kind == "c":
+        raise TypeError(f"wt.{fn}: dtype {dt.name} is not supported; use an integer or "
+                        f"real floating-point dtype")
+    if dt.kind in "iu" and not all_int:
+        if not all(float(v).is_integer() for v in (start, stop, step)):
+            raise TypeError(f"wt.{fn}: integer dtype {dt.name} with non-integer bounds "
+                            f"(start={start!r}, stop={stop!r}, step={step!r}); pass a float "
+                            f"dtype or integer bounds")
+        start, stop, step = int(start), int(stop), int(step)
+        all_int = True
+    if all_int:
+        n = max(0, -((start - stop) // step))
+    else:
+        q = (stop - start) / step
+        if q != q or q in (float("inf"), float("-inf")):
+            raise ValueError(f"wt.{fn}: (stop - start) / step is {q}; the length must be "
+                             f"finite (start={start!r}, stop={stop!r}, step={step!r})")
+        n = max(0, math.ceil(q))
+    if dt.kind in "iu" and n:
+        last = start + (n - 1) * step
+        info = _d.iinfo(dt)
+        for v in (start, last):
+            if not info.min <= v <= info.max:
+                raise OverflowError(f"wt.{fn}: value {v} does not fit {dt.name} "
+                                    f"[{info.min}, {info.max}]; pass a wider dtype")
+    out = _empty((n,), dt, as_device(device, fn))
+    if n:
+        out._backend.iota(out, start, step)
+    return out
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``).
+
+    Values are ``start + i * step`` computed in float64 (complex128 for complex bounds) and
+    rounded once to ``dtype``, as NumPy does; with ``endpoint`` the last one is exactly ``stop``.
+    Without ``dtype``: the float dtype a Python float gives in the active promotion mode (the
+    default float dtype, float32 unless changed; complex bounds give the complex one).  An
+    integer ``dtype`` floors the values, like NumPy.
+    """
+    fn = "linspace"
+    start = _range_scalar(start, "start", fn, complex_ok=True)
+    stop = _range_scalar(stop, "stop", fn, complex_ok=True)
+    if isinstance(num, bool) or not hasattr(num, "__index__"):
+        raise TypeError(f"wt.{fn}: num must be an int, got {num!r}")
+    num = num.__index__()
+    if num < 0:
+        raise ValueError(f"wt.{fn}: num must be >= 0, got {num}")
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    if dtype is None:
+        dt, _ = _p._resolve((start, stop, 1.0), fn)
+    else:
+        dt = _d.dtype(dtype)
+        if dt.kind == "b":
+            raise TypeError(f"wt.{fn}: dtype bool is not supported")
+        if is_complex and dt.kind != "c":
+            raise TypeError(f"wt.{fn}: complex bounds need a complex dtype, got {dt.name}")
+    dev = as_device(device, fn)
+    compute = _d.complex128 if dt.kind == "c" else _d.float64
+    out = _empty((num,), compute, dev)
+    if num:
+        div = num - 1 if endpoint else num
+        step = (stop - start) / div if div > 0 else 0.0
+        out._backend.iota(out, start, step)
+        if endpoint and num > 1:
+            last = out._view((1,), (1,), num - 1)
+            src = from_values([stop], (1,), compute, dev)
+            out._backend.assign(last, src)
+    if dt.kind in "iu":
+        from .elementwise import floor
+
+        out = floor(out)
+    return cast(out, dt, weak=False)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
+    """A 2-D tensor with ones on the ``k``-th diagonal and zeros elsewhere."""
+    fn = "eye"
+    n_rows = _s._index(n_rows, fn)
+    n_cols = n_rows if n_cols is None else _s._index(n_cols, fn)
+    k = _s._index(k, fn)
+    if n_rows < 0 or n_cols < 0:
+        raise ValueError(f"wt.{fn}: negative dimensions ({n_rows}, {n_cols}) are not allowed")
+    out = zeros((n_rows, n_cols), dtype=dtype, device=device)
+    from .linalg import _diagonal_view
+
+    d = _diagonal_view(out, k, 0, 1, fn)
+    if d.size:
+        one = from_values([1], (1,), out.dtype, out.device)
+        out._backend.assign(d, one._view(d.shape, (0,), 0))
+    return out
+
+
+def meshgrid(*arrays, indexing: str = "xy") -> list:
+    """Coordinate matrices from 1-D coordinate vectors (fresh copies, each keeping its dtype).
+
+    ``indexing='xy'`` (Cartesian) swaps the first two output dimensions; ``'ij'`` does not.
+    """
+    fn = "meshgrid"
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"wt.{fn}: indexing must be 'xy' or 'ij', got {indexing!r}")
+    tensors = [a if isinstance(a, Tensor) else asarray(a) for a in arrays]
+    for i, t in enumerate(tensors):
+        if t.ndim != 1:
+            raise ValueError(f"wt.{fn}: every input must be 1-D, argument {i} has shape "
+                             f"{t.shape}; flatten it with wt.reshape(x, (-1,))")
+    if tensors:
+        from ._common import common_device
+
+        common_device(tensors, fn)
+    sizes = [t.shape[0] for t in tensors]
+    pos = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        pos[0], pos[1] = 1, 0
+    shape = [0] * len(tensors)
+    for i, n in enumerate(sizes):
+        shape[pos[i]] = n
+    shape = tuple(shape)
+    out = []
+    for i, t in enumerate(tensors):
+        strides = [0] * len(tensors)
+        strides[pos[i]] = t.strides[0]
+        view = t._view(shape, tuple(strides), t.offset, names=None)
+        fresh = _empty(shape, t.dtype, t.device, weak=t.weak)
+        if fresh.size:
+            t._backend.copy(fresh, view)
+        out.append(fresh)
+    return out
+
+
+def _triangle(x, k, lower: bool, fn: str) -> Tensor:
+    from ._common import as_tensor
+
+    x = as_tensor(x, fn)
+    if x.ndim < 2:
+        raise ValueError(f"wt.{fn}: needs at least 2 dimensions, got shape {x.shape}")
+    k = _s._index(k, fn)
+    n, m = x.shape[-2:]
+    out = _empty(x.shape, x.dtype, x.device, weak=x.weak, names=x.names)
+    if not out.size:
+        return out
+    dev = x.device
+    rows = _empty((n,), _d.int64, dev)
+    cols = _empty((m,), _d.int64, dev)
+    dev.backend.iota(rows, 0, 1)
+    dev.backend.iota(cols, 0, 1)
+    rows = rows._view((n, 1), (1, 0), 0)
+    cols = cols._view((1, m), (0, 1), 0)
+    from .elementwise import greater_equal, less_equal, subtract
+
+    diff = subtract(cols, rows)  # j - i
+    mask = less_equal(diff, k) if lower else greater_equal(diff, k)
+    zero = from_values([0], (1,), x.dtype, dev)
+    zero = zero._view(x.shape, (0,) * x.ndim, 0)
+    dev.backend.where(out, broadcast_view(mask, x.shape), x, zero)
+    return out
+
+
+def tril(x, /, *, k: int = 0) -> Tensor:
+    """The lower triangle of the last two axes (elements with ``j - i <= k``); others zero."""
+    return _triangle(x, k, True, "tril")
+
+
+def triu(x, /, *, k: int = 0) -> Tensor:
+    """The upper triangle of the last two axes (elements with ``j - i >= k``); others zero."""
+    return _triangle(x, k, False, "triu")
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
+    """A tensor from an object supporting DLPack (``__dlpack__``), read through NumPy.
+
+    webtensor keeps its own buffers, so the data is always copied: ``copy=False`` raises
+    BufferError (as the Array API requires when a copy is needed), except for webtensor tensors.
+    Without NumPy, DLPack capsules cannot be read: BufferError naming ``wt.asarray``.
+    """
+    fn = "from_dlpack"
+    if isinstance(x, Tensor):
+        return asarray(x, device=device, copy=copy)
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"wt.{fn}: {type(x).__name__} does not support DLPack (no __dlpack__); "
+                        f"use wt.asarray for sequences, buffers and NumPy arrays")
+    if copy is False:
+        raise BufferError(f"wt.{fn}: copy=False is impossible; webtensor copies DLPack data "
+                          f"into its own buffers")
+    try:
+        import numpy as np
+    except ImportError:
+        raise BufferError(f"wt.{fn}: reading DLPack needs NumPy, which is not installed; "
+                          f"convert with wt.asarray(x.tolist()) or wt.frombuffer") from None
+    try:
+        arr = np.from_dlpack(x)
+    except (TypeError, RuntimeError, BufferError, ValueError) as e:
+        raise BufferError(f"wt.{fn}: the DLPack export of {type(x).__name__} failed ({e})") \
+            from None
+    return asarray(arr, device=device)
+
+
+def diag(v, /, k: int = 0) -> Tensor:
+    """NumPy's ``diag``: a 1-D ``v`` gives a square 2-D tensor with ``v`` on diagonal ``k``; a
+    2-D ``v`` gives its ``k``-th diagonal (a view, like ``wt.diagonal``)."""
+    fn = "diag"
+    from ._common import as_tensor
+
+    v = as_tensor(v, fn)
+    k = _s._index(k, fn)
+    from .linalg import _diagonal_view
+
+    if v.ndim == 2:
+        return _diagonal_view(v, k, 0, 1, fn)
+    if v.ndim != 1:
+        raise ValueError(f"wt.{fn}: expects a 1-D or 2-D input, got shape {v.shape}; use "
+                         f"wt.diagonal for higher dimensions")
+    n = v.shape[0] + abs(k)
+    out = full((n, n), 0, dtype=v.dtype, device=v.device)
+    if v.weak:
+        out = Tensor._wrap(out._data, out.shape, out.dtype, out.device, weak=True)
+    d = _diagonal_view(out, k, 0, 1, fn)
+    if d.size:
+        out._backend.assign(d, v)
+    return out

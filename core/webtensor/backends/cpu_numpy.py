@@ -189,7 +189,7 @@ class NumpyBackend(Backend):
     def view(x) -> np.ndarray:
         """The NumPy array (storage dtype) a tensor view denotes; no copy."""
         buf = x._data
-        if x.offset == 0 and len(buf) == x.size and x.is_contiguous:
+        if x._dense or (x.offset == 0 and len(buf) == x.size and x.is_contiguous):
             return buf.reshape(x.shape)
         item = buf.itemsize
         return np.ndarray(x.shape, buf.dtype, buffer=buf, offset=x.offset * item,

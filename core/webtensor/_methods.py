@@ -1,0 +1,67 @@
+"""NumPy-style methods on Tensor (``x.sum(axis=0)``, ``x.reshape(2, 3)``), as a table.
+
+Each method forwards to the top-level function of the same purpose with ``self`` first.  The
+function is looked up at call time, so the table does not depend on import order.
+"""
+
+from __future__ import annotations
+
+import webtensor
+
+from .tensor import Tensor
+
+# method name -> top-level function name
+_FORWARD = {
+    "astype": "astype", "sum": "sum", "prod": "prod", "mean": "mean", "var": "var",
+    "std": "std", "max": "max", "min": "min", "argmax": "argmax", "argmin": "argmin",
+    "any": "any", "all": "all", "cumsum": "cumsum", "cumprod": "cumprod", "clip": "clip",
+    "round": "round", "conj": "conj", "sort": "sort", "argsort": "argsort",
+    "nonzero": "nonzero", "take": "take", "repeat": "repeat", "diagonal": "diagonal",
+    "trace": "trace", "squeeze": "squeeze", "flip": "flip", "swapaxes": "swapaxes",
+    "expand_dims": "expand_dims", "broadcast_to": "broadcast_to", "dot": "matmul",
+    "rename": "rename",
+}
+# Methods that take a shape or axes either as one tuple or spread out: x.reshape(2, 3).
+_SPREAD = {"reshape": "reshape", "transpose": "transpose", "permute": "permute_dims"}
+
+
+def _forward(fn_name: str):
+    def method(self, *args, **kwargs):
+        return getattr(webtensor, fn_name)(self, *args, **kwargs)
+
+    method.__name__ = fn_name
+    method.__doc__ = f"Same as ``wt.{fn_name}(x, ...)``."
+    return method
+
+
+def _spread(fn_name: str):
+    def method(self, *shape, **kwargs):
+        if len(shape) == 1 and (isinstance(shape[0], (tuple, list)) or shape[0] is None):
+            shape = shape[0]
+        if fn_name == "transpose" and shape == ():
+            shape = None
+        return getattr(webtensor, fn_name)(self, shape, **kwargs)
+
+    method.__name__ = fn_name
+    method.__doc__ = f"Same as ``wt.{fn_name}(x, shape_or_axes)``; also accepts them spread out."
+    return method
+
+
+def _flatten(self) -> Tensor:
+    """A 1-D copy-or-view of the elements in C order (``reshape(x, (-1,))``)."""
+    return webtensor.reshape(self, (-1,))
+
+
+def _copy(self) -> Tensor:
+    return webtensor.asarray(self, copy=True)
+
+
+def install() -> None:
+    for method, fn_name in _FORWARD.items():
+        setattr(Tensor, method, _forward(fn_name))
+    for method, fn_name in _SPREAD.items():
+        setattr(Tensor, method, _spread(fn_name))
+    Tensor.flatten = Tensor.ravel = _flatten
+    Tensor.copy = _copy
+    Tensor.real = property(lambda self: webtensor.real(self), doc="The real part.")
+    Tensor.imag = property(lambda self: webtensor.imag(self), doc="The imaginary part.")

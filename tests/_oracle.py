@@ -1,0 +1,573 @@
+"""Shared test helpers: devices for both CPU backends, dtype/shape/value strategies, tensors over
+arbitrary strided views, and NumPy reference oracles with exact and ULP comparisons.
+
+Import it from any test module (``tests/`` is on ``sys.path`` under pytest's default import mode)::
+
+    from _oracle import backend  # noqa: F401  (a session-scoped pytest fixture)
+
+    def test_something(backend):          # runs once per available CPU backend
+        x = wt.asarray([1, 2, 3], device=backend)
+
+What is here
+------------
+Devices
+    ``DEVICES`` maps ``"numpy"`` / ``"python"`` to a :class:`webtensor.device.Device` for each CPU
+    backend that imports here: the NumPy backend when NumPy is installed, the pure-Python backend
+    when ``webtensor.backends.cpu_python.PythonBackend`` exists.  The default ``wt.device.cpu`` is
+    reused when its backend is of that kind, otherwise a separate ``Device("cpu", Backend)`` is
+    made (so both backends are tested whatever ``WEBTENSOR_CPU`` says).  ``BACKENDS`` is the list
+    of ``pytest.param(device, id=name)`` and ``backend`` a session-scoped fixture over it (session
+    scope keeps hypothesis' function-scoped-fixture health check quiet).  Create tensors on one
+    with ``wt.asarray(..., device=backend)``, or bit-exactly with :func:`tensor_from_storage`.
+
+Strategies (pure Python, so they work under Pyodide without NumPy)
+    ``dtype_values(dt, finite=False, bound=None)`` - Python scalars exactly representable in
+    ``dt``, weighted towards the edge cases (NaN of both signs, +-inf, -0.0, subnormals, integer
+    extremes, 0 as divisor, shift counts around the bit width); ``special_values(dt)`` is the
+    deterministic list of those edge cases; ``shapes()`` and ``broadcast_pairs()`` give shapes
+    including 0-d and size-0; ``layouts(ndim)`` per-axis steps (negative too) and an offset for
+    :func:`tensor_from_storage`.
+
+NumPy oracles (import NumPy lazily; call them only after ``pytest.importorskip("numpy")``)
+    ``storage_array(values, dt)`` - a NumPy array holding exactly webtensor's bytes for ``dt``
+    (bfloat16 as its uint16 bits); ``compute_values(storage, dt)`` - values NumPy can compute with
+    (bfloat16 -> float32); ``ref_cast`` - webtensor's cast rules written independently of the
+    backends (float -> int truncates, NaN -> 0, saturates; int -> int wraps; complex -> real drops
+    the imaginary part; anything -> bfloat16 goes through float32 and rounds to nearest even);
+    ``bf16_round`` / ``bf16_bits``; ``tensor_storage(t)`` reads a tensor's bytes back;
+    ``assert_same_values(got, expected, dt, ulp=0)`` compares storage arrays: bitwise for exact
+    results, with any NaN matching any NaN (IEEE leaves payload and sign of a computed NaN to the
+    hardware), within ``ulp`` units in the last place otherwise (distance in the ordered integer
+    image of the float format, so subnormals and the 0/inf boundaries count properly).
+
+Pure-Python helpers: ``bf16_round_py``, ``f16_round_py``, ``f32_round_py`` (scalar rounding with
+struct), ``same_float(a, b)`` (bitwise incl. the sign of zero; NaN == NaN).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import pytest
+from hypothesis import strategies as st
+
+import webtensor as wt
+from webtensor.device import Device
+
+try:  # NumPy is optional: under Pyodide the suite runs on the pure-Python backend only.
+    import numpy as _np
+except ImportError:  # pragma: no cover - exercised under Pyodide
+    _np = None
+
+HAS_NUMPY = _np is not None
+
+
+# -- devices ----------------------------------------------------------------------------------------
+
+def _device_of(backend_cls) -> Device:
+    from webtensor import device as _device_mod
+
+    default = _device_mod.cpu
+    if isinstance(default.backend, backend_cls):
+        return default
+    return Device("cpu", backend_cls)
+
+
+def _available_devices() -> dict[str, Device]:
+    found = {}
+    try:
+        from webtensor.backends.cpu_numpy import NumpyBackend
+    except ImportError:
+        NumpyBackend = None
+    if NumpyBackend is not None:
+        found["numpy"] = _device_of(NumpyBackend)
+    try:
+        from webtensor.backends.cpu_python import PythonBackend
+    except ImportError:
+        PythonBackend = None
+    if PythonBackend is not None:
+        found["python"] = _device_of(PythonBackend)
+    return found
+
+
+DEVICES: dict[str, Device] = _available_devices()
+BACKENDS = [pytest.param(dev, id=name) for name, dev in DEVICES.items()]
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend(request) -> Device:
+    """A CPU device per available backend (NumPy, pure Python)."""
+    return request.param
+
+
+def backend_name(device: Device) -> str:
+    return device.backend.name
+
+
+# -- dtype facts ------------------------------------------------------------------------------------
+
+INT_DTYPES = tuple(wt.all_int_dtypes)
+FLOAT_DTYPES = tuple(wt.all_float_dtypes)
+COMPLEX_DTYPES = tuple(wt.all_complex_dtypes)
+ALL_DTYPES = tuple(wt.all_dtypes)
+
+# (explicit mantissa bits, exponent bits, storage bits) of the binary float formats.
+FLOAT_FORMAT = {wt.float16: (10, 5, 16), wt.bfloat16: (7, 8, 16), wt.float32: (23, 8, 32),
+                wt.float64: (52, 11, 64)}
+
+
+def float_part(dt):
+    """The real float dtype of a float or complex dtype."""
+    return dt.real_dtype
+
+
+def _pack_f32(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def _unpack_f32(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+def f32_round_py(x: float) -> float:
+    """``x`` rounded to float32 (nearest even); overflow gives +-inf."""
+    if math.isnan(x) or math.isinf(x):
+        return x
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        # struct refuses values beyond float32's max; IEEE rounding gives inf past the midpoint.
+        big = 3.4028235677973366e38 + 2.0 ** 103  # max + half an ulp
+        if abs(x) >= big:
+            return math.copysign(math.inf, x)
+        return math.copysign(3.4028234663852886e38, x)
+
+
+def f16_round_py(x: float) -> float:
+    """``x`` rounded to float16 (nearest even); overflow gives +-inf."""
+    if math.isnan(x) or math.isinf(x):
+        return x
+    try:
+        return struct.unpack("<e", struct.pack("<e", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x) if abs(x) >= 65520.0 else math.copysign(65504.0, x)
+
+
+def bf16_bits_py(x: float) -> int:
+    """bfloat16 bits of ``x``: first rounded to float32, then to bfloat16 (nearest even)."""
+    bits = _pack_f32(f32_round_py(x))
+    if (bits & 0x7FFFFFFF) > 0x7F800000:
+        return (bits >> 16) | 0x0040
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def bf16_from_bits_py(bits: int) -> float:
+    return _unpack_f32(bits << 16)
+
+
+def bf16_round_py(x: float) -> float:
+    return bf16_from_bits_py(bf16_bits_py(x))
+
+
+ROUND_PY = {wt.float16: f16_round_py, wt.bfloat16: bf16_round_py, wt.float32: f32_round_py,
+            wt.float64: float}
+
+
+def same_float(a: float, b: float) -> bool:
+    """Bitwise equal as doubles, except that any NaN equals any NaN (the sign of 0 counts)."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def finfo_py(dt):
+    return wt.finfo(dt)
+
+
+# -- value strategies (pure Python) -----------------------------------------------------------------
+
+def _int_specials(dt) -> list[int]:
+    info = wt.iinfo(dt)
+    bits = dt.bits
+    vals = {0, 1, 2, 3, 7, bits - 1, bits, bits + 1, info.max, info.max - 1, info.max // 2,
+            info.max // 2 + 1}
+    if dt.kind == "i":
+        vals |= {-1, -2, -3, -7, info.min, info.min + 1, -(bits - 1)}
+    if dt.bits == 64:
+        # Values whose int -> float32 conversion double-rounds when it goes through float64.
+        vals |= {2 ** 60 + 2 ** 36 + 1, 2 ** 53 + 1}
+        if dt.kind == "i":
+            vals |= {-(2 ** 60 + 2 ** 36 + 1)}
+        else:
+            vals |= {2 ** 63 + 2 ** 39 + 1}
+    if dt.bits == 32:
+        vals |= {2 ** 24 + 2 ** 16 + 1, 2 ** 24 + 1}  # int -> bfloat16 / float32 rounding
+    return sorted(v for v in vals if info.min <= v <= info.max)
+
+
+def _float_specials(dt) -> list[float]:
+    fi = wt.finfo(dt)
+    rnd = ROUND_PY[dt]
+    raw = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.0, -3.0, 0.75, 0.1, -0.3,
+           2.0, 10.0, -7.0, 100.5, 1e4, -1e4, math.pi, -math.e, 1e30, fi.eps, 1.0 + fi.eps,
+           fi.smallest_normal, -fi.smallest_normal, fi.smallest_subnormal,
+           -fi.smallest_subnormal, 3 * fi.smallest_subnormal, fi.max, -fi.max,
+           math.inf, -math.inf, math.nan, -math.nan]
+    out, seen = [], set()
+    for v in raw:
+        r = rnd(v)
+        key = struct.pack("<d", r) if not math.isnan(r) else ("nan", math.copysign(1, r))
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def special_values(dt, *, finite: bool = False) -> list:
+    """A deterministic list of edge-case values of ``dt`` (Python scalars, exact in ``dt``)."""
+    if dt.kind == "b":
+        return [False, True]
+    if dt.kind in "iu":
+        return _int_specials(dt)
+    if dt.kind == "f":
+        vals = _float_specials(dt)
+        return [v for v in vals if math.isfinite(v)] if finite else vals
+    part = dt.real_dtype
+    rnd = ROUND_PY[part]
+    reals = [0.0, -0.0, 1.0, -1.5, 2.5, rnd(0.3)]
+    if not finite:
+        reals += [math.inf, -math.inf, math.nan]
+    return [complex(a, b) for a in reals for b in reals]
+
+
+def _float_strategy(dt, finite: bool, bound):
+    if dt is wt.bfloat16:
+        strat = st.integers(0, 0xFFFF).map(bf16_from_bits_py)
+        if finite or bound is not None:
+            strat = strat.filter(math.isfinite)
+        if bound is not None:
+            strat = strat.filter(lambda v: abs(v) <= bound)
+        return strat
+    width = FLOAT_FORMAT[dt][2]
+    if bound is not None:
+        return st.floats(-bound, bound, width=width)
+    return st.floats(width=width, allow_nan=not finite, allow_infinity=not finite)
+
+
+def dtype_values(dt, *, finite: bool = False, bound=None):
+    """A strategy of Python scalars exactly representable in ``dt``.
+
+    ``finite`` drops NaN and infinities; ``bound`` keeps floats (complex parts) within
+    ``[-bound, bound]``.  Edge cases come up often: a third of the draws are special values.
+    """
+    if dt.kind == "b":
+        return st.booleans()
+    if dt.kind in "iu":
+        info = wt.iinfo(dt)
+        return st.one_of(st.sampled_from(_int_specials(dt)), st.integers(info.min, info.max))
+    if dt.kind == "f":
+        specials = [v for v in _float_specials(dt)
+                    if (not finite and bound is None) or math.isfinite(v)]
+        if bound is not None:
+            specials = [v for v in specials if abs(v) <= bound]
+        return st.one_of(st.sampled_from(specials), _float_strategy(dt, finite, bound),
+                         _float_strategy(dt, finite, bound))
+    part = dt.real_dtype
+    comp = dtype_values(part, finite=finite, bound=bound)
+    return st.builds(complex, comp, comp)
+
+
+# -- shapes and layouts -----------------------------------------------------------------------------
+
+def shapes(min_dims=0, max_dims=3, min_side=0, max_side=3):
+    """Shapes including 0-d and size-0 ones."""
+    return st.lists(st.integers(min_side, max_side), min_size=min_dims,
+                    max_size=max_dims).map(tuple)
+
+
+@st.composite
+def broadcast_pairs(draw, max_dims=3, max_side=3):
+    """Two shapes that broadcast together: leading axes dropped and some sides set to 1."""
+    base = draw(shapes(0, max_dims, 0, max_side))
+    out = []
+    for _ in range(2):
+        keep = draw(st.integers(0, len(base)))
+        shape = list(base[len(base) - keep:])
+        for i in range(len(shape)):
+            if draw(st.integers(0, 3)) == 0:
+                shape[i] = 1
+        out.append(tuple(shape))
+    return tuple(out)
+
+
+def layouts(ndim: int):
+    """(steps per axis, offset) for :func:`tensor_from_storage`: steps in +-1, +-2."""
+    return st.tuples(st.tuples(*[st.sampled_from((1, 2, -1, -2)) for _ in range(ndim)]),
+                     st.sampled_from((0, 3)))
+
+
+def size_of(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+# -- NumPy oracles ----------------------------------------------------------------------------------
+
+def _numpy():
+    if _np is None:  # pragma: no cover
+        pytest.skip("needs NumPy")
+    return _np
+
+
+def np_compute_dtype(dt):
+    """The NumPy dtype values of ``dt`` are computed in (bfloat16 -> float32)."""
+    np = _numpy()
+    return np.dtype(np.float32) if dt is wt.bfloat16 else np.dtype(dt.name)
+
+
+def np_storage_dtype(dt):
+    """The NumPy dtype of webtensor's bytes for ``dt`` (bfloat16 -> uint16)."""
+    np = _numpy()
+    return np.dtype(np.uint16) if dt is wt.bfloat16 else np.dtype(dt.name)
+
+
+def bf16_bits(x):
+    """float32-convertible array -> bfloat16 bits (uint16), rounding to nearest even, NaN quiet.
+
+    Written independently of ``cpu_numpy.f32_to_bf16`` so the NumPy backend is checked too."""
+    np = _numpy()
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    nan = (bits & 0x7FFFFFFF) > 0x7F800000
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    out = np.where(nan, (bits >> 16) | 0x40, rounded)
+    return (out & 0xFFFF).astype(np.uint16)
+
+
+def bf16_to_f32(bits):
+    np = _numpy()
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def bf16_round(x):
+    """float32 values rounded to the nearest bfloat16 (as float32)."""
+    return bf16_to_f32(bf16_bits(x))
+
+
+def storage_array(values, dt, shape=None):
+    """Python scalars (exact in ``dt``) -> NumPy array of webtensor's storage for ``dt``."""
+    np = _numpy()
+    if dt is wt.bfloat16:
+        arr = bf16_bits(np.array(values, dtype=np.float64).astype(np.float32))
+    elif dt.kind in "iu":
+        arr = np.array([int(v) for v in values], dtype=object).astype(np.dtype(dt.name))
+    else:
+        arr = np.array(values, dtype=np.dtype(dt.name))
+    arr = arr.reshape(-1)
+    if shape is not None:
+        arr = arr.reshape(shape)
+    return arr
+
+
+def compute_values(storage, dt):
+    """Storage array -> values NumPy computes with (bfloat16 bits -> float32)."""
+    np = _numpy()
+    return bf16_to_f32(storage) if dt is wt.bfloat16 else np.asarray(storage)
+
+
+def ref_cast(values, dst):
+    """Computable values (any NumPy dtype) -> computable values of ``dst`` with webtensor's rules.
+
+    bool: != 0.  int <- float/complex: truncate the real part, NaN -> 0, saturate.  int <- int:
+    two's complement wrap.  real float <- complex: the real part.  bfloat16: via float32, then
+    nearest even (returned as exact float32 values).  Others: NumPy's astype (nearest even).
+    """
+    np = _numpy()
+    values = np.asarray(values)
+    src = values.dtype.kind
+    if dst.kind == "b":
+        return values != 0
+    if dst.kind in "iu":
+        target = np.dtype(dst.name)
+        if src in "fc":
+            info = wt.iinfo(dst)
+            v = np.real(values).astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                t = np.trunc(v)
+            out = np.zeros(v.shape, dtype=target)
+            ok = ~np.isnan(t)
+            hi = ok & (t >= float(info.max))
+            lo = ok & (t <= float(info.min))
+            mid = ok & ~hi & ~lo
+            out[mid] = t[mid].astype(target)
+            out[hi] = info.max
+            out[lo] = info.min
+            return out
+        return values.astype(target, casting="unsafe")
+    if src == "c" and dst.kind == "f":
+        values = np.real(values)
+    if dst is wt.bfloat16:
+        with np.errstate(over="ignore"):
+            return bf16_round(values.astype(np.float32))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return values.astype(np.dtype(dst.name))
+
+
+def to_storage(values, dt):
+    """Computable values already of ``dt`` -> storage array (bfloat16 -> bits)."""
+    np = _numpy()
+    if dt is wt.bfloat16:
+        return bf16_bits(values)
+    return np.asarray(values).astype(np.dtype(dt.name), copy=False)
+
+
+def tensor_from_storage(storage, dt, device, *, layout=None, weak=False, names=None):
+    """A tensor with exactly the bytes of ``storage`` (NumPy array of the storage dtype).
+
+    ``layout=(steps, offset)`` builds a strided view instead of a contiguous tensor: the values
+    are scattered into a larger buffer filled with garbage (0xA5 bytes), every ``steps[i]``-th
+    element along axis ``i`` (negative steps walk backwards), starting ``offset`` elements in.
+    """
+    np = _numpy()
+    from webtensor.tensor import Tensor
+
+    storage = np.ascontiguousarray(storage, dtype=np_storage_dtype(dt))
+    shape = tuple(storage.shape)
+    if layout is None:
+        data = device.backend.from_bytes(dt, storage.tobytes())
+        return Tensor._wrap(data, shape, dt, device, weak=weak, names=names)
+    steps, pad = layout
+    steps = tuple(steps)[:len(shape)]
+    big = tuple(abs(s) * n for s, n in zip(steps, shape))
+    flat = np.frombuffer(b"\xa5" * ((pad + size_of(big)) * storage.itemsize),
+                         dtype=storage.dtype).copy()
+    view = flat[pad:].reshape(big)[tuple(slice(None, None, s) for s in steps)]
+    view[...] = storage
+    itemsize = storage.itemsize
+    if storage.size:
+        offset = (view.__array_interface__["data"][0] - flat.__array_interface__["data"][0])
+        offset //= itemsize
+    else:
+        offset = pad
+    strides = tuple(s // itemsize for s in view.strides)
+    data = device.backend.from_bytes(dt, flat.tobytes())
+    return Tensor._wrap(data, shape, dt, device, strides=strides, offset=offset, weak=weak,
+                        names=names)
+
+
+def tensor_storage(t):
+    """A tensor's bytes as a NumPy storage array of its shape (via ``tobytes``)."""
+    np = _numpy()
+    return np.frombuffer(t.tobytes(), dtype=np_storage_dtype(t.dtype)).reshape(t.shape)
+
+
+# -- comparison -------------------------------------------------------------------------------------
+
+def _ordered(bits, nbits):
+    """Float bit patterns (as unsigned ints in int64/object) -> ordered integers; +-0 -> 0."""
+    np = _numpy()
+    bits = bits.astype(np.uint64)
+    sign = (bits >> np.uint64(nbits - 1)) & np.uint64(1)
+    mag = (bits & np.uint64((1 << (nbits - 1)) - 1)).astype(np.int64)
+    return np.where(sign == 1, -mag, mag)
+
+
+def float_bits(storage, dt):
+    np = _numpy()
+    uint = {16: np.uint16, 32: np.uint32, 64: np.uint64}[FLOAT_FORMAT[dt][2]]
+    return np.ascontiguousarray(storage).view(uint)
+
+
+def ulp_distance(a, b, dt):
+    """Elementwise distance in units in the last place between two storage arrays of float
+    dtype ``dt`` (NaN positions are the caller's business)."""
+    nbits = FLOAT_FORMAT[dt][2]
+    return abs(_ordered(float_bits(a, dt), nbits) - _ordered(float_bits(b, dt), nbits))
+
+
+def _nan_mask(storage, dt):
+    return compute_values(storage, dt) != compute_values(storage, dt)
+
+
+def mismatch_mask(got, expected, dt, *, ulp=0, zero_sign=True):
+    """Boolean mask of elements where storage arrays differ beyond the allowed tolerance.
+
+    Exact (``ulp=0``): identical bits, any NaN matching any NaN; ``zero_sign=False`` lets +0 and
+    -0 match.  ``ulp>0``: within that many ULP; infinities must match exactly (inf is one ULP
+    from max, so it is checked separately), zeros of either sign match.
+    """
+    np = _numpy()
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    if got.shape != expected.shape:
+        raise AssertionError(f"shape {got.shape} != expected {expected.shape}")
+    if dt.kind in "biu":
+        return got != expected
+    if dt.kind == "c":
+        part = dt.real_dtype
+        g = got.view(np.dtype(part.name)).reshape(got.shape + (2,))
+        e = expected.view(np.dtype(part.name)).reshape(expected.shape + (2,))
+        m = mismatch_mask(g, e, part, ulp=ulp, zero_sign=zero_sign)
+        return m.any(axis=-1)
+    gn, en = _nan_mask(got, dt), _nan_mask(expected, dt)
+    both_nan = gn & en
+    if ulp == 0:
+        gb, eb = float_bits(got, dt), float_bits(expected, dt)
+        diff = gb != eb
+        if not zero_sign:
+            gv, ev = compute_values(got, dt), compute_values(expected, dt)
+            diff &= ~((gv == 0) & (ev == 0))
+        return np.where(both_nan, False, diff | (gn != en))
+    gv, ev = compute_values(got, dt), compute_values(expected, dt)
+    inf_bad = (np.isinf(gv) | np.isinf(ev)) & (gv != ev)
+    dist = ulp_distance(got, expected, dt)
+    return np.where(both_nan, False, (gn != en) | inf_bad | (dist > ulp))
+
+
+def describe(storage, dt):
+    """Values of a storage array as a list of Python scalars, for failure messages."""
+    np = _numpy()
+    return np.asarray(compute_values(storage, dt)).reshape(-1).tolist()
+
+
+def assert_same_values(got, expected, dt, *, ulp=0, zero_sign=True, context="", inputs=()):
+    """Assert two storage arrays of dtype ``dt`` agree (see :func:`mismatch_mask`)."""
+    np = _numpy()
+    bad = mismatch_mask(got, expected, dt, ulp=ulp, zero_sign=zero_sign)
+    if np.any(bad):
+        idx = np.argwhere(np.asarray(bad).reshape(np.shape(bad)))[:5]
+        lines = [f"{context}: {int(np.sum(bad))} of {np.size(bad)} elements differ "
+                 f"(dtype {dt.name}, tolerance {ulp} ulp)"]
+        gv = np.asarray(compute_values(got, dt))
+        ev = np.asarray(compute_values(expected, dt))
+        for i in idx:
+            i = tuple(int(k) for k in i)
+            ins = ", ".join(repr(np.broadcast_to(np.asarray(a), np.shape(bad))[i].item())
+                            for a in inputs)
+            lines.append(f"  at {i}: inputs ({ins}) got {gv[i]!r} expected {ev[i]!r}")
+        raise AssertionError("\n".join(lines))
+
+
+def assert_complex_close(got, expected, dt, *, eps_factor=8, context=""):
+    """Complex results of multi-step formulas (multiply, divide, sqrt, transcendental): where the
+    expected value is finite, ``|got - expected| <= eps_factor * eps * max(|expected|, tiny)``
+    (a normwise error, which libraries guarantee; componentwise ULP is not); where it has a
+    non-finite part, ``got`` must too (C99 Annex G special cases are not compared)."""
+    np = _numpy()
+    got = np.asarray(got).astype(np.complex128)
+    expected = np.asarray(expected).astype(np.complex128)
+    fi = wt.finfo(dt)
+    finite = np.isfinite(expected)
+    with np.errstate(all="ignore"):
+        err = np.abs(got - expected)
+        scale = np.maximum(np.abs(expected), fi.smallest_normal)
+        bad = np.where(finite, ~(err <= eps_factor * fi.eps * scale), np.isfinite(got))
+    if np.any(bad):
+        i = np.argwhere(bad)[:5]
+        rows = [f"  at {tuple(int(k) for k in j)}: got {got[tuple(j)]!r} expected "
+                f"{expected[tuple(j)]!r}" for j in i]
+        raise AssertionError(f"{context}: {int(bad.sum())} of {bad.size} complex elements "
+                             f"differ beyond {eps_factor} eps\n" + "\n".join(rows))

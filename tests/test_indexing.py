@@ -235,7 +235,7 @@ def test_numpy_rule_for_separated_advanced_indices(backend):
     for key in [(slice(None), i, None, i), (slice(None), 0, slice(None), i),
                 (slice(None), i, Ellipsis, i, slice(None)), (slice(None), i, 0, i),
                 (slice(None), True, i), (slice(None), i, slice(None), True),
-                (0, Ellipsis, i), (slice(None), None, i, i), (i, slice(None), i)]:
+                (0, Ellipsis, i), (slice(None), None, i, i), ([0, 1, 0], slice(None), i)]:
         check(x[key], a[key])
 
 
@@ -350,7 +350,7 @@ def _value_for(draw, shape, dt):
     """A value storage array broadcastable to ``shape``."""
     keep = draw(st.integers(0, len(shape)))
     vshape = tuple(1 if draw(st.integers(0, 3)) == 0 else s for s in shape[len(shape) - keep:])
-    if draw(st.integers(0, 5)) == 0:
+    if shape and draw(st.integers(0, 5)) == 0:  # NumPy drops leading 1s (not into 0-d)
         vshape = (1,) + vshape
     return random_storage(vshape, dt, draw(st.integers(0, 2 ** 32 - 1)))
 
@@ -415,12 +415,13 @@ def test_setitem_values_and_conversion(backend):
 def test_setitem_errors_leave_target_untouched(backend):
     x = t([1, 2, 3], backend, dtype=wt.int32)
     S = r"wt.Tensor.__setitem__: "
-    with pytest.raises(TypeError, match=S + r"cannot store a value of dtype float32 into a "
-                                            r"tensor of dtype int32 \(the 'same_kind' casting "
-                                            r"rule forbids float32 -> int32\).*wt.astype"):
+    with pytest.raises(TypeError, match=S + r"cannot store the Python float 1.5 \(it promotes "
+                                            r"to float32 with int32\) into a tensor of dtype "
+                                            r"int32: float32 -> int32 is not a 'same_kind' cast"
+                                            r".*wt.astype"):
         x[0] = 1.5
-    with pytest.raises(TypeError, match=S + r"cannot store a value of dtype complex64 into a "
-                                            r"tensor of dtype int32"):
+    with pytest.raises(TypeError, match=S + r"cannot store a complex64 value into a tensor of "
+                                            r"dtype int32"):
         x[[0, 1]] = t([1j, 2j], backend, dtype=wt.complex64)
     with pytest.raises(ValueError, match=S + r"cannot broadcast a value of shape \(2,\) into "
                                              r"the target shape \(3,\)"):
@@ -437,7 +438,8 @@ def test_setitem_errors_leave_target_untouched(backend):
     with pytest.raises(TypeError, match=S + r"cannot use object as a value"):
         x[0] = object()
     u = t([1, 2], backend, dtype=wt.uint8)
-    with pytest.raises(TypeError, match=r"value of dtype int8 into a tensor of dtype uint8"):
+    with pytest.raises(TypeError, match=r"cannot store a int8 value \(it promotes to int16 with "
+                                        r"uint8\) into a tensor of dtype uint8"):
         u[0] = t(1, backend, dtype=wt.int8)
     b = wt.broadcast_to(x, (2, 3))
     with pytest.raises(ValueError, match=S + r"the target is a broadcast view"):
@@ -494,7 +496,7 @@ def test_take_examples_names_errors(backend):
     i = t([[0, 2], [1, 1]], backend)
     a = wt.take_along_axis(x, i, axis="c")
     assert a.tolist() == [[1, 3], [5, 5]] and a.names == ("r", "c")
-    assert wt.take_along_axis(x, t([[-1]], backend), axis=0).tolist() == [[4]]
+    assert wt.take_along_axis(x, t([[-1]], backend), axis=0).tolist() == [[4, 5, 6]]
     assert wt.take_along_axis(t([3, 1, 2], backend), t([1, 2], backend), axis=None).tolist() \
         == [1, 2]
     with pytest.raises(IndexError, match=r"wt.take: index 3 is out of bounds for axis 1 with "

@@ -416,7 +416,13 @@ def _value_for(x: Tensor, value, fn: str) -> Tensor:
             raise TypeError(f"wt.{fn}: cannot use {type(value).__name__} as a value: {e}") \
                 from None
     dt, _weak, device, _ = promote((x, value), fn)
-    _m._check_same_kind(dt, x, fn, "a value")
+    if is_scalar(value):
+        what = f"the Python {type(value).__name__} {value!r}"
+    else:
+        what = f"a {value.dtype.name} value"
+    if value.__class__ is not Tensor or value.dtype is not dt:
+        what += f" (it promotes to {dt.name} with {x.dtype.name})"
+    _m._check_same_kind(dt, x, fn, what)
     return operand(value, x.dtype, device)
 
 

@@ -77,12 +77,12 @@ def _slice_along(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
 # -- writing into existing tensors ----------------------------------------------------------------
 
 def _check_same_kind(dt: _d.DType, target: Tensor, fn: str, what: str) -> None:
+    """Refuse to store ``what`` (whose dtype is ``dt``) unless ``same_kind`` allows it."""
     if not _d.can_cast(dt, target.dtype, "same_kind"):
         raise TypeError(
-            f"wt.{fn}: cannot store {what} of dtype {dt.name} into a tensor of dtype "
-            f"{target.dtype.name} (the 'same_kind' casting rule forbids {dt.name} -> "
-            f"{target.dtype.name}); compute into a new tensor instead, or convert explicitly "
-            f"with wt.astype(value, {target.dtype!r})"
+            f"wt.{fn}: cannot store {what} into a tensor of dtype {target.dtype.name}: "
+            f"{dt.name} -> {target.dtype.name} is not a 'same_kind' cast; compute into a new "
+            f"tensor instead, or convert explicitly with wt.astype(value, {target.dtype!r})"
         )
 
 
@@ -133,7 +133,7 @@ def assign_into(target: Tensor, value, fn: str) -> None:
     broadcast to the target's shape.  Every check runs before any byte is written.
     """
     value = as_tensor(value, fn)
-    _check_same_kind(value.dtype, target, fn, "a result")
+    _check_same_kind(value.dtype, target, fn, f"a {value.dtype.name} result")
     write(target, cast(value, target.dtype), fn)
 
 

@@ -177,6 +177,20 @@ BINARY = {
     "logical_xor": _logical(np.logical_xor),
 }
 
+def _bf16_nextafter(xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
+    """nextafter on bfloat16 bits: the neighbouring bfloat16 of x toward y (y when x == y)."""
+    x, y = np.broadcast_arrays(bf16_to_f32(xb), bf16_to_f32(yb))
+    xb, yb = np.broadcast_arrays(xb, yb)
+    bits = xb.astype(np.int32)
+    up = (x < y) == (x > 0)  # away from zero when moving toward y in x's direction
+    stepped = np.where(up, bits + 1, bits - 1)
+    tiny = np.where(y > 0, 0x0001, 0x8001)  # from +-0: the smallest subnormal toward y
+    out = np.where(x == 0, tiny, stepped)
+    out = np.where(x == y, yb.astype(np.int32), out)
+    out = np.where(np.isnan(x) | np.isnan(y), 0x7FC0, out)
+    return out.astype(np.uint16)
+
+
 # bool arithmetic NumPy does not define the way the Array API wants.
 _BOOL_BINARY = {"add": np.logical_or, "multiply": np.logical_and}
 
@@ -263,6 +277,10 @@ class NumpyBackend(Backend):
         self.store(out, result)
 
     def binary(self, op, out, a, b):
+        if op == "nextafter" and a.dtype is _d.bfloat16:
+            # NOTE: the float32 neighbour would round straight back to x1; step the bf16 bits.
+            out._data.reshape(out.shape)[...] = _bf16_nextafter(self.view(a), self.view(b))
+            return
         x, y = self.values(a), self.values(b)
         fn = BINARY[op]
         if a.dtype is _d.bool and op in _BOOL_BINARY:

@@ -434,7 +434,7 @@ def tensor_from_storage(storage, dt, device, *, layout=None, weak=False, names=N
     np = _numpy()
     from webtensor.tensor import Tensor
 
-    storage = np.ascontiguousarray(storage, dtype=np_storage_dtype(dt))
+    storage = np.asarray(storage, dtype=np_storage_dtype(dt), order="C")
     shape = tuple(storage.shape)
     if layout is None:
         data = device.backend.from_bytes(dt, storage.tobytes())
@@ -478,7 +478,7 @@ def _ordered(bits, nbits):
 def float_bits(storage, dt):
     np = _numpy()
     uint = {16: np.uint16, 32: np.uint32, 64: np.uint64}[FLOAT_FORMAT[dt][2]]
-    return np.ascontiguousarray(storage).view(uint)
+    return np.asarray(storage, order="C").view(uint)
 
 
 def ulp_distance(a, b, dt):

@@ -1,7 +1,7 @@
 """Helpers for the statistical / searching / sorting / set / utility tests.
 
-* ``dev`` - a session fixture over both CPU backends; the pure-Python one is a skipped param
-  (with the reason) while ``webtensor.backends.cpu_python`` does not import.
+* ``DEV_PARAMS`` - params for a session fixture over both CPU backends; the pure-Python one is a
+  skipped param (with the reason) while ``webtensor.backends.cpu_python`` does not import.
 * ``cases(...)`` - a hypothesis strategy of ``Case`` (dtype, NumPy storage array, layout): any
   shape incl. 0-d and size-0, drawn as contiguous or strided (negative steps too) views.
 * ``make(case, dev)`` builds the tensor; ``vals(case)`` gives the values NumPy computes with
@@ -14,6 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import strategies as st
+
+import webtensor as wt
 from _oracle import (
     DEVICES,
     assert_same_values,
@@ -28,9 +31,6 @@ from _oracle import (
     tensor_storage,
     to_storage,
 )
-from hypothesis import strategies as st
-
-import webtensor as wt
 
 
 def _python_param():
@@ -47,12 +47,6 @@ def _numpy_param():
 
 
 DEV_PARAMS = [_numpy_param(), _python_param()]
-
-
-@pytest.fixture(scope="session", params=DEV_PARAMS)
-def dev(request):
-    """A CPU device per backend (NumPy, pure Python)."""
-    return request.param
 
 
 INTS = tuple(wt.all_int_dtypes)

@@ -1,9 +1,21 @@
 """Shared test fixtures."""
 
+import os
+
 import pytest
+from hypothesis import HealthCheck, settings
 
 import webtensor as wt
 from webtensor import dtypes as _dtypes
+
+
+# Timing varies a lot between CPython, Pyodide (WebAssembly) and a busy 2-core CI machine:
+# hypothesis deadlines would only add flakiness, and the example counts are set per test.
+settings.register_profile("webtensor", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", parent=settings.get_profile("webtensor"),
+                          max_examples=1000)
+settings.load_profile(os.environ.get("WEBTENSOR_HYPOTHESIS", "webtensor"))
 
 
 @pytest.fixture(autouse=True)

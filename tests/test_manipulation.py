@@ -12,8 +12,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import webtensor as wt
 from _oracle import (
-    backend,  # noqa: F401 - the session fixture over the CPU backends
+    BACKENDS,
     layouts,
     np_storage_dtype,
     ref_cast,
@@ -22,16 +26,14 @@ from _oracle import (
     tensor_storage,
     to_storage,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-import webtensor as wt
 
 DTYPES = [wt.bool, wt.int8, wt.uint16, wt.int64, wt.float16, wt.bfloat16, wt.float32,
           wt.complex64]
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 dtypes = st.sampled_from(DTYPES)
+# Every test runs once per available CPU backend (NumPy, pure Python); ``backend`` is a Device.
+pytestmark = pytest.mark.parametrize("backend", BACKENDS)
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -104,7 +106,7 @@ def shares(a, b) -> bool:
     return a._data is b._data
 
 
-def t(values, backend, **kw):  # noqa: F811 - the fixture is passed in explicitly
+def t(values, backend, **kw):
     return wt.asarray(values, device=backend, **kw)
 
 
@@ -429,9 +431,8 @@ def test_join_errors(backend):
         wt.stack([a, t([1, 2], backend)])
     with pytest.raises(ValueError, match=r"wt.unstack: cannot unstack a 0-d tensor"):
         wt.unstack(t(1, backend))
-    with pytest.raises(wt.TypePromotionError):
-        with wt.set_promotion_mode("strict"):
-            wt.concat([t([1], backend, dtype=wt.int8), t([1], backend, dtype=wt.int16)])
+    with pytest.raises(wt.TypePromotionError), wt.set_promotion_mode("strict"):
+        wt.concat([t([1], backend, dtype=wt.int8), t([1], backend, dtype=wt.int16)])
 
 
 # -- split / array_split ------------------------------------------------------------------------
@@ -549,7 +550,8 @@ def test_pad_matches_numpy(backend, data):
         return
     if mode == "constant":
         got = wt.pad(x, width, constant_values=1)
-        expected = np.pad(storage, width, constant_values=1)
+        one = 0x3F80 if x.dtype is wt.bfloat16 else 1  # (the storage of bfloat16 1.0)
+        expected = np.pad(storage, width, constant_values=one)
     else:
         got = wt.pad(x, width, mode)
         expected = np.pad(storage, width, mode)

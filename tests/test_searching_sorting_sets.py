@@ -6,9 +6,15 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import webtensor as wt
+from _oracle import storage_array
 from _stats_helpers import (
     ALL,
     COMPLEX,
+    DEV_PARAMS,
     FLOATS,
     INTS,
     REAL,
@@ -17,19 +23,19 @@ from _stats_helpers import (
     bounded,
     cases,
     check_exact,
-    dev,  # noqa: F401 - fixture
     make,
     vals,
 )
-from _oracle import storage_array
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import webtensor as wt
 
 np = pytest.importorskip("numpy")
 
 SETTINGS = settings(max_examples=40, deadline=None)
+
+
+@pytest.fixture(scope="session", params=DEV_PARAMS)
+def dev(request):
+    """A CPU device per backend (NumPy, pure Python)."""
+    return request.param
 
 
 def ints(t):

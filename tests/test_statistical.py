@@ -6,9 +6,14 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import webtensor as wt
 from _stats_helpers import (
     ALL,
     COMPLEX,
+    DEV_PARAMS,
     EPS,
     FLOATS,
     INTS,
@@ -18,18 +23,19 @@ from _stats_helpers import (
     cases,
     check_close,
     check_exact,
-    dev,  # noqa: F401 - fixture
     make,
     vals,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import webtensor as wt
 
 np = pytest.importorskip("numpy")
 
 SETTINGS = settings(max_examples=40, deadline=None)
+
+
+@pytest.fixture(scope="session", params=DEV_PARAMS)
+def dev(request):
+    """A CPU device per backend (NumPy, pure Python)."""
+    return request.param
 
 
 def np_dtype(dt):
@@ -416,6 +422,10 @@ def test_errors(dev):
         wt.quantile(z, 0.5)
     with pytest.raises(TypeError, match="wt.median: not supported for bool"):
         wt.median(wt.asarray([True], device=dev))
+    with pytest.raises(TypeError, match=r"wt.sum: dtype='int13' is not a data type"):
+        wt.sum(x, dtype="int13")
+    with pytest.raises(TypeError, match=r"wt.cumsum: dtype=3 is not a data type"):
+        wt.cumsum(x, dtype=3)
     with pytest.raises(ValueError, match=r"wt.cumulative_sum: axis is required for a 2-D"):
         wt.cumulative_sum(x)
     with pytest.raises(ValueError, match=r"wt.cumulative_prod: expects a tensor with at least"):

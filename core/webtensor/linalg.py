@@ -130,7 +130,7 @@ def _np_in(np, x: Tensor, dt):
 def _np_out(np, arr, dt, device) -> Tensor:
     from .api.creation import asarray
 
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr)
     if dt.kind != "c" and arr.dtype.kind == "c":
         arr = arr.real
     return cast(asarray(arr, device=device), dt, weak=False)

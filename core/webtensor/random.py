@@ -207,7 +207,7 @@ def _lane(w: Tensor, n: int, lanes: int, i: int) -> Tensor:
     """Word ``i`` of each group of ``lanes`` consecutive words (a strided view, no copy)."""
     if lanes == 1:
         return w
-    return w._view((n,), (lanes,), w.offset + i)
+    return w._view((n,), (lanes,), w.offset + i if n else w.offset)
 
 
 def _c(value, dt, device) -> Tensor:
@@ -219,6 +219,8 @@ def _reshape(t: Tensor, shape) -> Tensor:
     """A fresh contiguous (n,) result seen with ``shape``."""
     if t.shape == shape:
         return t
+    if getattr(t, "_dense", False):  # the whole buffer: keep the backends' dense fast path
+        return Tensor._wrap(t._data, shape, t.dtype, t.device, weak=t.weak)
     return t._view(shape, _s.contiguous_strides(shape), t.offset)
 
 
@@ -296,11 +298,21 @@ def _bound(value, dt, dev, fn: str, what: str) -> Tensor:
     raise TypeError(f"wt.random.{fn}: {what} must be a real number or a tensor, got {value!r}")
 
 
+def _check_params(shape, params, fn: str) -> None:
+    """Tensor parameters (bounds, mean...) must broadcast to the requested ``shape``."""
+    shapes = [p.shape for p in params if isinstance(p, Tensor)]
+    try:
+        ok = _s.broadcast_shapes(shape, *shapes) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"wt.random.{fn}: parameters of shapes {', '.join(map(str, shapes))} "
+                         f"do not broadcast to the requested shape {shape}; pass a shape they "
+                         f"broadcast to")
+
+
 def _check_result_shape(t: Tensor, shape, fn: str) -> Tensor:
-    if t.shape != shape:
-        raise ValueError(f"wt.random.{fn}: the parameters broadcast to shape {t.shape}, which "
-                         f"does not fit the requested shape {shape}; pass shape={t.shape} or "
-                         f"parameters that broadcast to {shape}")
+    assert t.shape == shape, (t.shape, shape)  # guaranteed by _check_params
     return t
 
 
@@ -325,6 +337,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, device=None) -
         if not minval < maxval:
             raise ValueError(f"wt.random.uniform: minval must be < maxval, got minval={minval!r}"
                              f", maxval={maxval!r}")
+    _check_params(shape, (minval, maxval), fn)
     n = _s.size_of(shape)
     u = _unit(_words(k, _unit_words(dt) * n, dev), n, dt, dev, _unit_words(dt))
     u = _reshape(u, shape)
@@ -365,6 +378,7 @@ def normal(key, shape=(), dtype=None, mean=0.0, stddev=1.0, *, device=None) -> T
         if not isinstance(v, Tensor) and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise TypeError(f"wt.random.normal: {name} must be a real number or a tensor, got "
                             f"{v!r}")
+    _check_params(shape, (mean, stddev), fn)
     n = _s.size_of(shape)
     pairs = (n + 1) // 2
     cdt = _normal_compute_dtype(dt, dev)
@@ -430,6 +444,7 @@ def randint(key, shape, minval, maxval, dtype=_d.int32, *, device=None) -> Tenso
         if t.dtype.kind not in "iu":
             raise TypeError(f"wt.random.randint: {name} must be an integer tensor, got "
                             f"{t.dtype.name}")
+    _check_params(shape, (lo_t, hi_t), fn)
     lo_u, hi_u = cast(lo_t, u64, weak=False), cast(hi_t, u64, weak=False)
     valid = _ew.greater(hi_t, lo_t)
     span = _ew.where(valid, _ew.subtract(hi_u, lo_u), _c(1, u64, dev))
@@ -450,6 +465,7 @@ def bernoulli(key, p=0.5, shape=None, *, device=None) -> Tensor:
         shape = p.shape if shape is None else _s.as_shape(shape, "random.bernoulli")
         if p.dtype.kind not in "iuf":
             raise TypeError(f"wt.random.bernoulli: p must be a real tensor, got {p.dtype.name}")
+        _check_params(shape, (p,), fn)
         n = _s.size_of(shape)
         u = _ew.multiply(cast(_words(k, n, dev), _d.float64), _c(2.0 ** -32, _d.float64, dev))
         out = _ew.less(_reshape(u, shape), cast(p, _d.float64, weak=False))
@@ -506,9 +522,10 @@ def _host_argsort(x: Tensor, axis: int) -> Tensor:
     return from_values(result, shape, _d.int64, x.device)
 
 
-def _gather(x: Tensor, axis: int, indices: Tensor) -> Tensor:
+def _gather(x: Tensor, axis: int, indices: Tensor, keep_names: bool = True) -> Tensor:
     """``take_along_axis(x, indices, axis)`` with ``indices`` already of the output's shape."""
-    out = empty(indices.shape, x.dtype, x.device, names=x.names)
+    names = x.names if keep_names else None
+    out = empty(indices.shape, x.dtype, x.device, weak=x.weak, names=names)
     try:
         x.device.backend.gather(out, x, axis, indices)
     except NotImplementedError:  # host fallback for backends without the primitive yet
@@ -524,7 +541,7 @@ def _gather(x: Tensor, axis: int, indices: Tensor) -> Tensor:
                 coord = (flat // ost) % shape[a] if shape[a] else 0
                 pos += (j if a == axis else coord) * st
             result.append(values[pos])
-        out = from_values(result, shape, x.dtype, x.device, names=x.names)
+        out = from_values(result, shape, x.dtype, x.device, weak=x.weak, names=names)
     return out
 
 
@@ -616,8 +633,8 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, *,
     flat_shape = a.shape[:axis] + (count,) + a.shape[axis + 1:]
     lead = (1,) * axis + (count,) + (1,) * (a.ndim - axis - 1)
     idx = idx._view(lead, _s.contiguous_strides(lead), idx.offset)
-    out = _gather(a, axis, broadcast_view(idx, flat_shape))
-    return out._view(out_shape, _s.contiguous_strides(out_shape), 0)
+    out = _gather(a, axis, broadcast_view(idx, flat_shape), keep_names=False)
+    return _reshape(out, out_shape)
 
 
 def _weighted_indices(k: Key, n: int, count: int, replace: bool, p, dev) -> Tensor:

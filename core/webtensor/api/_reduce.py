@@ -36,7 +36,11 @@ def accumulation_dtype(dt: _d.DType, dtype, fn: str) -> _d.DType:
     anything else keeps its dtype.
     """
     if dtype is not None:
-        return _d.dtype(dtype)
+        try:
+            return _d.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"wt.{fn}: dtype={dtype!r} is not a data type; pass e.g. "
+                            f"dtype=wt.int64 or dtype='float32'") from None
     if dt.kind == "b":
         return default_int()
     if dt.kind in "iu":
@@ -92,7 +96,7 @@ def reduce(op: str, x: Tensor, axes, keepdims: bool, *, dtype=None, weak=False) 
 
 def scan(op: str, x: Tensor, axis: int) -> Tensor:
     """Inclusive ``backend.scan(op)`` along ``axis`` in ``x``'s dtype."""
-    out = empty(x.shape, x.dtype, x.device, names=x.names)
+    out = empty(x.shape, x.dtype, x.device, weak=x.weak, names=x.names)
     if out.size:
         x._backend.scan(op, out, x, axis)
     return out
@@ -135,7 +139,8 @@ def slice_axis(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
     """``x[..., start:stop, ...]`` along ``axis`` (0 <= start <= stop <= n), a view."""
     shape = list(x.shape)
     shape[axis] = stop - start
-    offset = x.offset + start * x.strides[axis] if stop > start else x.offset
+    # An empty view keeps the base offset: nothing is read, and backends may check bounds.
+    offset = x.offset + start * x.strides[axis] if _s.size_of(shape) else x.offset
     return x._view(tuple(shape), x.strides, offset, names=x.names)
 
 

@@ -22,10 +22,13 @@ and leaves the others whole.
 from __future__ import annotations
 
 import math
+import sys
+from array import array
+from itertools import compress
 
 from .. import dtypes as _d
 from .. import shape as _s
-from ..tensor import Tensor, cast, empty, from_values
+from ..tensor import Tensor, broadcast_view, cast, empty
 from . import manipulation as _m
 from ._common import as_tensor, axis_index, is_scalar, operand, promote
 
@@ -41,20 +44,22 @@ _INDEX_FORMS = ("integers, slices, ..., None, bool masks or integer arrays "
 class _Advanced:
     """An integer array or bool mask: a non-negative int64 ``index`` over a group of dims."""
 
-    __slots__ = ("index", "sizes", "pos", "axis")
+    __slots__ = ("index", "sizes", "pos")
 
-    def __init__(self, index: Tensor, sizes: tuple, pos: int, axis: int):
+    def __init__(self, index: Tensor, sizes: tuple, pos: int):
         self.index = index  # int64, values in [0, prod(sizes))
         self.sizes = sizes  # the sizes of the dimensions it covers (empty for a 0-d mask)
         self.pos = pos  # where its dimensions sit in the basic view
-        self.axis = axis  # its first dimension in the indexed tensor
 
 
 class _Array:
-    __slots__ = ("tensor", "values")
+    """An integer index array: a tensor, or (from a Python list) its flat values and shape."""
 
-    def __init__(self, tensor: Tensor, values):
-        self.tensor, self.values = tensor, values  # values: a Python list, or None (not read)
+    __slots__ = ("tensor", "values", "shape")
+
+    def __init__(self, tensor: Tensor | None, values=None, shape=None):
+        self.tensor, self.values = tensor, values
+        self.shape = tensor.shape if tensor is not None else shape
 
 
 class _Mask:
@@ -90,7 +95,7 @@ def _classify(x: Tensor, item, fn: str):
         return item
     if cls is slice:
         return _check_slice(item, fn)
-    if cls is bool or type(item).__name__ == "bool_":
+    if cls is bool:
         return _Mask((), [bool(item)])
     if cls is Tensor:
         return _from_tensor(x, item, fn)
@@ -126,7 +131,7 @@ def _from_tensor(x: Tensor, t: Tensor, fn: str):
         raise _type_error(t, fn)
     if t.ndim == 0:
         return t.item()
-    return _Array(t, None)
+    return _Array(t)
 
 
 def _from_sequence(x: Tensor, seq, fn: str):
@@ -151,8 +156,7 @@ def _from_sequence(x: Tensor, seq, fn: str):
     for v in leaves:
         if v.__class__ is not int and v.__class__ is not bool:
             raise _type_error(v, fn)
-    values = [int(v) for v in leaves]
-    return _Array(from_values(values, shape, _d.int64, x.device), values)
+    return _Array(None, [int(v) for v in leaves], shape)
 
 
 def _entries(x: Tensor, key, fn: str) -> list:
@@ -202,30 +206,37 @@ def _checked(i: int, n: int, axis: int, fn: str) -> int:
     return i + n if i < 0 else i
 
 
-def _array_index(a: _Array, n: int, axis: int, fn: str) -> Tensor:
+def _array_index(a: _Array, n: int, axis: int, fn: str, device) -> Tensor:
     """An integer index array checked against ``n`` and made non-negative int64."""
     values = a.values
     if values is None:
         values = a.tensor._backend.to_values(a.tensor)
-    if not values:
-        return cast(a.tensor, _d.int64, weak=False)
-    low, high = min(values), max(values)
-    if low < -n or high >= n:
-        bad = next(v for v in values if not -n <= v < n)
-        _checked(bad, n, axis, fn)
+    if values:
+        low, high = min(values), max(values)
+        if low < -n or high >= n:
+            _checked(next(v for v in values if not -n <= v < n), n, axis, fn)
+    else:
+        low = 0
+    if a.tensor is None:
+        if low < 0:
+            values = [v + n if v < 0 else v for v in values]
+        return _int64_tensor(values, a.shape, device)
+    t = cast(a.tensor, _d.int64, weak=False)
     if low >= 0:
-        return cast(a.tensor, _d.int64, weak=False)
-    if a.values is not None:
-        return from_values([v + n if v < 0 else v for v in values], a.tensor.shape, _d.int64,
-                           a.tensor.device)
+        return t
     from .elementwise import add, less, where
 
-    t = cast(a.tensor, _d.int64, weak=False)
-    return where(less(t, _int64(0, t)), add(t, _int64(n, t)), t)
+    return where(less(t, _int64_tensor([0], (), device)), add(t, _int64_tensor([n], (), device)),
+                 t)
 
 
-def _int64(value: int, like: Tensor) -> Tensor:
-    return from_values([value], (), _d.int64, like.device)
+def _int64_tensor(values, shape, device) -> Tensor:
+    """An int64 tensor from Python ints (packed by ``array``: C speed, no NumPy needed)."""
+    buf = array("q", values)
+    if sys.byteorder == "big":
+        buf.byteswap()
+    data = device.backend.from_bytes(_d.int64, buf.tobytes())
+    return Tensor._wrap(data, tuple(shape), _d.int64, device)
 
 
 def _mask_index(m: _Mask, sizes: tuple, axis: int, x: Tensor, fn: str) -> Tensor:
@@ -234,8 +245,8 @@ def _mask_index(m: _Mask, sizes: tuple, axis: int, x: Tensor, fn: str) -> Tensor
         raise IndexError(f"wt.{fn}: the bool mask of shape {m.shape} does not match the "
                          f"indexed tensor's shape {sizes} along axes {axes} (tensor shape "
                          f"{x.shape}); the mask needs exactly those dimensions")
-    positions = [i for i, v in enumerate(m.values) if v]
-    return from_values(positions, (len(positions),), _d.int64, x.device)
+    positions = list(compress(range(len(m.values)), m.values))
+    return _int64_tensor(positions, (len(positions),), x.device)
 
 
 class _Plan:
@@ -281,14 +292,14 @@ def _plan(x: Tensor, key, fn: str) -> _Plan:
                 keep(dim)
                 dim += 1
         elif cls is _Array:
-            index = _array_index(e, x.shape[dim], dim, fn)
-            advanced.append(_Advanced(index, (x.shape[dim],), len(shape), dim))
+            index = _array_index(e, x.shape[dim], dim, fn, x.device)
+            advanced.append(_Advanced(index, (x.shape[dim],), len(shape)))
             keep(dim)
             dim += 1
         else:  # _Mask
             sizes = x.shape[dim:dim + len(e.shape)]
             index = _mask_index(e, sizes, dim, x, fn)
-            advanced.append(_Advanced(index, sizes, len(shape), dim))
+            advanced.append(_Advanced(index, sizes, len(shape)))
             for _ in sizes:
                 keep(dim)
                 dim += 1
@@ -304,8 +315,7 @@ def _plan(x: Tensor, key, fn: str) -> _Plan:
 
 def _adjacent(entries) -> bool:
     """NumPy's rule: are the advanced entries (integers included) next to each other?"""
-    fancy = [i for i, e in enumerate(entries)
-             if e.__class__ in (int, _Array, _Mask)]
+    fancy = [i for i, e in enumerate(entries) if e.__class__ in (int, _Array, _Mask)]
     return fancy[-1] - fancy[0] + 1 == len(fancy)
 
 
@@ -332,12 +342,19 @@ class _Layout:
         self.bshape = _s.broadcast_shapes(*(a.index.shape for a in adv), fn=fn)
         flat = adv[0].index
         for a in adv[1:]:
-            flat = add(multiply(flat, _int64(math.prod(a.sizes), flat)), a.index)
+            size = _int64_tensor([math.prod(a.sizes)], (), flat.device)
+            flat = add(multiply(flat, size), a.index)
         self.flat = flat
 
     def merged_shape(self, length: int) -> tuple:
         shape = self.view.shape
         return shape[:self.p] + (length,) + shape[self.p + self.k:]
+
+    def merged_view(self, x: Tensor) -> Tensor:
+        """``x`` (the view or a copy of it) with the advanced dimensions merged into one."""
+        if self.k == 1:
+            return x
+        return _m.reshape(x, self.merged_shape(math.prod(x.shape[self.p:self.p + self.k])))
 
     def result_shape(self) -> tuple:
         shape = self.view.shape
@@ -353,20 +370,20 @@ class _Layout:
     def index_view(self) -> Tensor:
         """The flat index laid along dimension ``p`` of the merged shape (stride 0 elsewhere)."""
         m = math.prod(self.bshape)
-        flat = _m.reshape(_m.broadcast_to(self.flat, self.bshape), (m,))
+        flat = self.flat
+        if flat.shape != self.bshape:
+            flat = broadcast_view(flat, self.bshape)
+        if flat.ndim != 1:
+            flat = _m.reshape(flat, (m,))
         shape = self.merged_shape(m)
         strides = tuple(flat.strides[0] if d == self.p else 0 for d in range(len(shape)))
         return flat._view(shape, strides, flat.offset)
 
 
-def _merged_length(layout: _Layout) -> int:
-    return math.prod(layout.view.shape[layout.p:layout.p + layout.k])
-
-
 def _gather(plan: _Plan, fn: str) -> Tensor:
     layout = _Layout(plan, fn)
     x = layout.view
-    source = _m.reshape(x, layout.merged_shape(_merged_length(layout)))
+    source = layout.merged_view(x)
     index = layout.index_view()
     out = empty(index.shape, x.dtype, x.device, weak=x.weak)
     if out.size:
@@ -384,8 +401,7 @@ def _scatter(plan: _Plan, value: Tensor, fn: str) -> None:
     if not index.size:
         return
     work = _m._fresh_copy(target)
-    merged_shape = layout.merged_shape(_merged_length(layout))
-    merged = work._view(merged_shape, _s.contiguous_strides(merged_shape), 0)
+    merged = layout.merged_view(work)  # a view: work is contiguous
     updates = _m.reshape(updates, index.shape)
     target._backend.scatter("set", merged, layout.p, index, updates)
     target._backend.assign(target, work)
@@ -402,7 +418,55 @@ def _getitem(x: Tensor, key, fn: str) -> Tensor:
 
 def getitem(self: Tensor, key) -> Tensor:
     """``x[key]`` with NumPy's basic and advanced indexing; basic indexing gives a view."""
+    view = _fast_view(self, key)
+    if view is not None:
+        return view
     return _getitem(self, key, _GET)
+
+
+def _fast_view(x: Tensor, key):
+    """The common case, ints and int/None-bounded slices only, without building a plan; None
+    sends anything else (and every error) down the general path."""
+    if key.__class__ is not tuple:
+        key = (key,)
+    if len(key) > x.ndim:
+        return None
+    shape, strides, kept = [], [], []
+    offset = x.offset
+    for d, k in enumerate(key):
+        n, stride = x.shape[d], x.strides[d]
+        if k.__class__ is int:
+            if not -n <= k < n:
+                return None
+            offset += (k + n if k < 0 else k) * stride
+        elif k.__class__ is slice and _plain_slice(k):
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * stride
+            shape.append(length)
+            strides.append(stride * step)
+            kept.append(d)
+        else:
+            return None
+    rest = range(len(key), x.ndim)
+    shape.extend(x.shape[d] for d in rest)
+    strides.extend(x.strides[d] for d in rest)
+    kept.extend(rest)
+    names = None
+    if x.names is not None:
+        names = tuple(x.names[d] for d in kept)
+        if all(n is None for n in names):
+            names = None
+    if 0 in shape:
+        offset = x.offset
+    return x._view(tuple(shape), tuple(strides), offset, names=names)
+
+
+def _plain_slice(k: slice) -> bool:
+    return ((k.start is None or k.start.__class__ is int)
+            and (k.stop is None or k.stop.__class__ is int)
+            and (k.step is None or (k.step.__class__ is int and k.step != 0)))
 
 
 def _value_for(x: Tensor, value, fn: str) -> Tensor:
@@ -489,7 +553,7 @@ def take_along_axis(x, indices, /, axis=-1) -> Tensor:
                          f"have the same number, use wt.expand_dims on the indices")
     ax = axis_index(x, axis, fn)
     n = x.shape[ax]
-    index = _array_index(_Array(indices, None), n, ax, fn)
+    index = _array_index(_Array(indices), n, ax, fn, x.device)
     ones = [(s[:ax] + (1,) + s[ax + 1:]) for s in (x.shape, indices.shape)]
     b = _s.broadcast_shapes(*ones, fn=fn)
     out_shape = b[:ax] + (indices.shape[ax],) + b[ax + 1:]

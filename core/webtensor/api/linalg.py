@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .. import dtypes as _d
 from .. import shape as _s
-from ..tensor import Tensor, broadcast_view, cast, contiguous, empty
+from ..tensor import Tensor, broadcast_view, cast, contiguous, empty, scalar
 from ._common import as_tensor, axis_index, check_kind, merge_names, promote
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "einsum", "diagonal", "trace",
@@ -50,9 +50,10 @@ def _as_operands(args, fn: str):
     dt, weak, device, args = promote(args, fn)
     out = []
     for a in args:
-        if a.__class__ is not Tensor:
-            a = as_tensor(a, fn)
-        out.append(cast(a, dt, weak=weak))
+        if a.__class__ is Tensor:
+            out.append(cast(a, dt, weak=weak))
+        else:  # a Python scalar: a 0-d tensor on the operands' device
+            out.append(scalar(a, dt, device, weak))
     return dt, weak, device, out
 
 
@@ -388,6 +389,14 @@ def einsum(subscripts: str, *operands) -> Tensor:
                 labels.append(lab)
         labels_per_op.append(labels)
 
+    for labels, t in zip(labels_per_op, ops):
+        for p, lab in enumerate(labels):
+            q = labels.index(lab)
+            if q < p and t.shape[p] != t.shape[q]:
+                raise ValueError(f"wt.{fn}: repeated label {lab!r} spans dimensions of sizes "
+                                 f"{t.shape[q]} and {t.shape[p]} in an operand of shape "
+                                 f"{t.shape}; a diagonal needs equal sizes")
+
     # Sizes per label, with size-1 broadcasting.
     sizes: dict = {}
     for labels, t in zip(labels_per_op, ops):
@@ -397,7 +406,7 @@ def einsum(subscripts: str, *operands) -> Tensor:
                 name = "..." if isinstance(lab, int) else repr(lab)
                 raise ValueError(f"wt.{fn}: label {name} has size {seen} in one operand and {n} "
                                  f"in another (operand shapes {[x.shape for x in ops]})")
-            sizes[lab] = max(seen, n) if seen == 1 else seen
+            sizes[lab] = n if seen == 1 else seen
 
     # The output labels.
     counts: dict = {}
@@ -439,10 +448,6 @@ def einsum(subscripts: str, *operands) -> Tensor:
                 break
             p = labels.index(dup)
             q = labels.index(dup, p + 1)
-            if t.shape[p] != t.shape[q]:
-                raise ValueError(f"wt.{fn}: repeated label {dup!r} spans dimensions of sizes "
-                                 f"{t.shape[p]} and {t.shape[q]} in an operand of shape "
-                                 f"{t.shape}; a diagonal needs equal sizes")
             t = _diagonal_view(t, 0, p, q, fn)
             labels = [lab for i, lab in enumerate(labels) if i not in (p, q)] + [dup]
         cur.append((t, labels))
@@ -524,9 +529,9 @@ def _diagonal_view(x: Tensor, offset, axis1, axis2, fn: str) -> Tensor:
     else:
         length = max(0, min(n1 + offset, n2))
         start = x.offset - offset * s1
-    if length == 0:
-        start = x.offset
     keep = [i for i in range(x.ndim) if i not in (a1, a2)]
+    if length == 0 or any(x.shape[i] == 0 for i in keep):
+        start = x.offset  # an empty view: keep the offset inside the buffer
     names = None
     if x.names is not None:
         names = tuple(x.names[i] for i in keep) + (None,)
@@ -631,6 +636,12 @@ def cross(x1, x2, /, *, axis: int = -1) -> Tensor:
     a = _move_to_end(a, a.ndim + axis)
     b = _move_to_end(b, b.ndim + axis)
     batch = _s.broadcast_shapes(a.shape[:-1], b.shape[:-1], fn=fn)
+    out = empty(batch + (3,), dt, device, weak=weak)
+    ndim = out.ndim
+    axes = list(range(ndim - 1))
+    axes.insert(ndim + axis, ndim - 1)
+    if out.size == 0:
+        return _permute(out, axes)
     from .elementwise import multiply, subtract
 
     def comp(t, i):
@@ -641,14 +652,8 @@ def cross(x1, x2, /, *, axis: int = -1) -> Tensor:
     parts = [subtract(multiply(a1, b2), multiply(a2, b1)),
              subtract(multiply(a2, b0), multiply(a0, b2)),
              subtract(multiply(a0, b1), multiply(a1, b0))]
-    out = empty(batch + (3,), dt, device, weak=weak)
     for i, p in enumerate(parts):
-        target = comp(out, i)
-        out._backend.assign(target, broadcast_view(cast(p, dt), batch))
-    ndim = out.ndim
-    pos = ndim + axis
-    axes = list(range(ndim - 1))
-    axes.insert(pos, ndim - 1)
+        out._backend.assign(comp(out, i), broadcast_view(cast(p, dt), batch))
     return _permute(out, axes)
 
 

@@ -311,16 +311,22 @@ def rename(x, /, names) -> Tensor:
 # -- joining --------------------------------------------------------------------------------------
 
 def _as_tensors(arrays, fn: str) -> list[Tensor]:
+    """Tensors for ``arrays``; array-likes land on the device of the first tensor among them."""
     if isinstance(arrays, Tensor) or not isinstance(arrays, (tuple, list)):
         raise TypeError(f"wt.{fn}: expected a sequence (list or tuple) of tensors, got "
                         f"{type(arrays).__name__}; wrap a single tensor in a list")
     if not arrays:
         raise ValueError(f"wt.{fn}: need at least one tensor")
+    device = next((a.device for a in arrays if isinstance(a, Tensor)), None)
     out = []
     for a in arrays:
         if is_scalar(a):
             raise ValueError(f"wt.{fn}: got the scalar {a!r}; zero-dimensional values cannot "
                              f"be joined, wrap it as wt.asarray([{a!r}])")
+        if not isinstance(a, Tensor) and device is not None:
+            from .creation import asarray
+
+            a = asarray(a, device=device)
         out.append(as_tensor(a, fn))
     return out
 

@@ -21,17 +21,17 @@ from __future__ import annotations
 import math
 
 from .. import dtypes as _d
-from ..tensor import Tensor, cast, empty, from_values
+from ..tensor import Tensor, cast, from_values
 from . import _reduce as _r
 from . import elementwise as ew
-from .creation import asarray
 from ._common import as_tensor, axes_tuple, axis_index, check_kind, float_dtype_for, promote
+from .creation import asarray
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "cumulative_sum",
            "cumulative_prod", "cumsum", "cumprod", "median", "quantile", "percentile",
            "average", "histogram"]
 
-_builtin_max, _builtin_min, _builtin_sum = max, min, sum
+_builtin_max, _builtin_min = max, min
 _REAL = "biuf"
 _NUMERIC = "biufc"
 
@@ -42,7 +42,7 @@ def _sum_like(op: str, x, axis, dtype, keepdims: bool) -> Tensor:
     x = as_tensor(x, op)
     check_kind(x.dtype, _NUMERIC, op)
     axes = axes_tuple(x, axis, op)
-    acc = _r.accumulation_dtype(x.dtype, dtype, op)
+    acc = _r.accumulation_dtype(x.dtype, dtype, fn)
     weak = x.weak and dtype is None and acc is x.dtype
     return _r.reduce(op, x, axes, keepdims, dtype=acc, weak=weak)
 
@@ -160,14 +160,17 @@ def std(x, /, axis=None, *, correction=0.0, keepdims: bool = False, ddof=None) -
 
 # -- cumulative -------------------------------------------------------------------------------------
 
-def _scan(op: str, x: Tensor, axis: int, acc, include_initial: bool) -> Tensor:
+def _scan(op: str, fn: str, x: Tensor, axis: int, dtype, include_initial: bool) -> Tensor:
     """Inclusive scan along ``axis``, optionally with the identity prepended."""
-    scanned = _r.scan(op, cast(x, acc, weak=False), axis)
-    shape = list(x.shape)
+    acc = _r.accumulation_dtype(x.dtype, dtype, fn)
+    weak = x.weak and dtype is None and acc is x.dtype
+    scanned = _r.scan(op, cast(x, acc, weak=weak), axis)
     if not include_initial:
         return scanned
+    shape = list(x.shape)
     shape[axis] += 1
     out = _r.full(shape, _r.IDENTITY[op], acc, x.device, names=x.names)
+    out.weak = weak
     if scanned.size:
         x._backend.assign(_r.slice_axis(out, axis, 1, shape[axis]), scanned)
     return out
@@ -186,9 +189,7 @@ def _cumulative(op: str, fn: str, x, axis, dtype, include_initial: bool) -> Tens
                              f"axis=..., or use wt.{'cumsum' if op == 'sum' else 'cumprod'} "
                              f"(axis=None flattens)")
         axis = 0
-    ax = axis_index(x, axis, fn)
-    acc = _r.accumulation_dtype(x.dtype, dtype, fn)
-    return _scan(op, x, ax, acc, include_initial)
+    return _scan(op, fn, x, axis_index(x, axis, fn), dtype, include_initial)
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
@@ -207,8 +208,7 @@ def _numpy_cumulative(op: str, fn: str, x, axis, dtype) -> Tensor:
     check_kind(x.dtype, _NUMERIC, fn)
     if axis is None:
         x, axis = _r.flatten(x), 0
-    return _scan(op, x, axis_index(x, axis, fn), _r.accumulation_dtype(x.dtype, dtype, fn),
-                 False)
+    return _scan(op, fn, x, axis_index(x, axis, fn), dtype, False)
 
 
 def cumsum(x, /, axis=None, dtype=None) -> Tensor:

@@ -13,7 +13,15 @@ from .. import dtypes as _d
 from ..tensor import Tensor, cast
 from . import _reduce as _r
 from . import elementwise as ew
-from ._common import as_tensor, axes_tuple, axis_index, check_kind, float_dtype_for, promote
+from ._common import (
+    as_tensor,
+    axes_tuple,
+    axis_index,
+    broadcast_all,
+    check_kind,
+    float_dtype_for,
+    promote,
+)
 
 __all__ = ["all", "any", "diff", "isclose", "allclose", "array_equal"]
 
@@ -37,11 +45,11 @@ def any(x, /, *, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
 
 # -- diff -------------------------------------------------------------------------------------------
 
-def _edge(value, x: Tensor, axis: int, dtype, fn: str) -> Tensor:
+def _edge(value, x: Tensor, axis: int, dtype, weak: bool, fn: str) -> Tensor:
     """``prepend``/``append`` as a tensor to concatenate along ``axis``: a scalar (or 0-d)
     becomes a slab of length 1; anything else must match ``x`` off ``axis``."""
     t = value if isinstance(value, Tensor) else as_tensor(value, fn)
-    t = cast(t, dtype)
+    t = cast(t, dtype, weak=weak)
     if t.ndim == 0:
         shape = list(x.shape)
         shape[axis] = 1
@@ -79,11 +87,11 @@ def diff(x, /, *, axis=-1, n: int = 1, prepend=None, append=None) -> Tensor:
     ax = axis_index(x, axis, fn)
     if prepend is not None or append is not None:
         dt, weak, _, _ = promote([x] + [v for v in (prepend, append) if v is not None], fn)
-        parts = [cast(x, dt)]
+        parts = [cast(x, dt, weak=weak)]
         if prepend is not None:
-            parts.insert(0, _edge(prepend, x, ax, dt, fn))
+            parts.insert(0, _edge(prepend, x, ax, dt, weak, fn))
         if append is not None:
-            parts.append(_edge(append, x, ax, dt, fn))
+            parts.append(_edge(append, x, ax, dt, weak, fn))
         x = _r.concat(parts, ax)
     for _ in range(n):
         if x.shape[ax] == 0:
@@ -103,7 +111,7 @@ def isclose(a, b, /, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool =
     compute = float_dtype_for(dt)
     x = a if isinstance(a, Tensor) else _r.full((), a, compute, device)
     y = b if isinstance(b, Tensor) else _r.full((), b, compute, device)
-    x, y = cast(x, compute), cast(y, compute)
+    (x, y), _, _ = broadcast_all((cast(x, compute), cast(y, compute)), fn)
     tolerance = ew.add(ew.multiply(ew.abs(y), rtol), atol)
     close = ew.logical_and(ew.less_equal(ew.abs(ew.subtract(x, y)), tolerance), ew.isfinite(y))
     close = ew.logical_or(close, ew.equal(x, y))

@@ -188,7 +188,7 @@ def ints_to_float(vals: list, dt) -> list:
     """Python ints (any size) -> values of the real float dtype ``dt``."""
     if not vals:
         return []
-    small = -_TWO53 <= min(vals) and max(vals) <= _TWO53
+    small = min(vals) >= -_TWO53 and max(vals) <= _TWO53
     if dt is _d.float64:
         return [float(v) for v in vals] if small else [int_to_f64(v) for v in vals]
     if dt is _d.float16:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _d
+from . import _pycodec
 from .base import Backend
 
 _STORAGE = {
@@ -87,6 +88,11 @@ def from_compute(values: np.ndarray, dt) -> np.ndarray:
 
 
 # -- elementwise ops -------------------------------------------------------------------------------
+#
+# NOTE: where NumPy's own answer depends on the CPU (fused multiply-add in SIMD complex
+# products, SIMD complex abs, float32 transcendentals of 1-4 ULP) we compute with explicit real
+# operations or in float64, so the answer is the same everywhere and the pure-Python backend
+# (``_pyops``) can replay it bit for bit.
 
 def _int_pow(a, b):
     """Integer power; a negative exponent gives the truncated 1 / a**-b (0 unless |a| == 1)."""
@@ -97,12 +103,6 @@ def _int_pow(a, b):
     one = np.ones_like(a)
     inverse = np.where(a == 1, one, np.where(a == -1, np.where(b % 2 == 0, one, -one), 0))
     return np.where(neg, inverse, safe).astype(a.dtype)
-
-
-def _pow(a, b):
-    if a.dtype.kind in "iu":
-        return _int_pow(a, b)
-    return np.power(a, b)
 
 
 def _shift(fn, bits_of):
@@ -118,16 +118,112 @@ def _shift(fn, bits_of):
     return shift
 
 
-def _imag(a):
-    return np.imag(a) if a.dtype.kind == "c" else np.zeros_like(a)
+def _complex(re, im, dtype) -> np.ndarray:
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, dtype)
+    out.real[...] = re
+    out.imag[...] = im
+    return out
+
+
+def _cmul(a, b):
+    """(ar*br - ai*bi, ar*bi + ai*br) in the part precision, no fused multiply-add."""
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    return _complex(ar * br - ai * bi, ar * bi + ai * br, np.result_type(a, b))
+
+
+def _cdiv(a, b):
+    """NumPy's complex division loop (Smith's method) on arrays."""
+    ar, ai, br, bi = np.broadcast_arrays(a.real, a.imag, b.real, b.imag)
+    abr, abi = np.abs(br), np.abs(bi)
+    first = abr >= abi
+    zero = (abr == 0) & (abi == 0)
+    rat = bi / br
+    scl = 1 / (br + bi * rat)
+    re1 = (ar + ai * rat) * scl
+    im1 = (ai - ar * rat) * scl
+    rat = br / bi
+    scl = 1 / (bi + br * rat)
+    re2 = (ar * rat + ai) * scl
+    im2 = (ai * rat - ar) * scl
+    re = np.where(first, np.where(zero, ar / abr, re1), re2)
+    im = np.where(first, np.where(zero, ai / abr, im1), im2)
+    return _complex(re, im, np.result_type(a, b))
+
+
+def _hypot128(x, y):
+    """|x + iy| in float64 by exact power-of-two scaling (mirrored by ``_pyops.cabs1``)."""
+    x, y = np.abs(x), np.abs(y)
+    hi, lo = np.maximum(x, y), np.minimum(x, y)
+    e = np.frexp(hi)[1]
+    hs, ls = np.ldexp(hi, -e), np.ldexp(lo, -e)
+    r = np.ldexp(np.sqrt(hs * hs + ls * ls), e)
+    r = np.where(hi == 0, 0.0, r)
+    r = np.where(np.isnan(x) | np.isnan(y), x + y, r)
+    return np.where(np.isinf(x) | np.isinf(y), np.inf, r)
+
+
+def _cabs(a):
+    if a.dtype == np.complex64:
+        x, y = a.real.astype(np.float64), a.imag.astype(np.float64)
+        r = np.sqrt(x * x + y * y)
+        return np.where(np.isinf(x) | np.isinf(y), np.inf, r).astype(np.float32)
+    return _hypot128(a.real, a.imag)
+
+
+def _abs(a):
+    return _cabs(a) if a.dtype.kind == "c" else np.abs(a)
+
+
+def _csqrt(a):
+    """Principal square root: Kahan's formula in float64 with C99 special values (mirrored by
+    ``_pyops.csqrt1``)."""
+    re, im = a.real.astype(np.float64), a.imag.astype(np.float64)
+    big = np.maximum(np.abs(re), np.abs(im))
+    huge, tiny = big >= 2.0 ** 1020, big < 2.0 ** -1020
+    scale = np.where(huge, 0.25, np.where(tiny, 2.0 ** 108, 1.0))
+    unscale = np.where(huge, 2.0, np.where(tiny, 2.0 ** -54, 1.0))
+    sr, si = re * scale, im * scale
+    t = np.sqrt((np.abs(sr) + _hypot128(sr, si)) * 0.5)
+    pos = sr >= 0
+    out_re = np.where(pos, t, np.abs(si) / (2.0 * t)) * unscale
+    out_im = np.where(pos, si / (2.0 * t), np.copysign(t, si)) * unscale
+    # Special values, lowest priority first.
+    inf, nan_im = np.inf, np.isnan(im)
+    cases = [
+        ((re == 0) & (im == 0), 0.0, im),
+        (nan_im, im, im),
+        (re == -inf, np.where(nan_im, im, 0.0), np.copysign(inf, im)),
+        (re == inf, inf, np.where(nan_im, im, np.copysign(0.0, im))),
+        (np.isnan(re), re, re),
+        (np.isinf(im), inf, im),
+    ]
+    for mask, r, i in cases:
+        out_re = np.where(mask, r, out_re)
+        out_im = np.where(mask, i, out_im)
+    return _complex(out_re, out_im, np.complex128)
+
+
+def _sqrt(a):
+    return _csqrt(a) if a.dtype.kind == "c" else np.sqrt(a)
 
 
 def _sign(a):
     if a.dtype.kind == "c":
-        mag = np.abs(a)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
+        mag = _cabs(a)
+        re, im = a.real / mag, a.imag / mag
+        return np.where(mag == 0, 0, _complex(re, im, a.dtype)).astype(a.dtype)
     return np.sign(a)
+
+
+def _square(a):
+    return _cmul(a, a) if a.dtype.kind == "c" else np.square(a)
+
+
+def _reciprocal(a):
+    if a.dtype.kind == "c":
+        return _cdiv(np.ones_like(a), a)
+    return np.divide(1, a, dtype=a.dtype)
 
 
 def _round(a):
@@ -142,19 +238,55 @@ def _identity_for_ints(fn):
     return op
 
 
+def _imag(a):
+    return np.imag(a) if a.dtype.kind == "c" else np.zeros_like(a)
+
+
 def _logical(fn):
     def op(*args):
         return fn(*[x != 0 for x in args])
     return op
 
 
+def _pow(a, b):
+    if a.dtype.kind in "iu":
+        return _int_pow(a, b)
+    return np.power(a, b)
+
+
+def _multiply(a, b):
+    return _cmul(a, b) if a.dtype.kind == "c" else np.multiply(a, b)
+
+
+def _divide(a, b):
+    return _cdiv(a, b) if a.dtype.kind == "c" else np.divide(a, b)
+
+
+def _maximum(a, b):
+    """NumPy's maximum (the first NaN operand wins) with IEEE 754-2019's -0.0 < +0.0 (NumPy's
+    choice between zeros depends on its SIMD path)."""
+    r = np.maximum(a, b)
+    if r.dtype.kind == "f" and not np.all(r):
+        both = (a == 0) & (b == 0)
+        r = np.where(both, a + b, r)
+    return r
+
+
+def _minimum(a, b):
+    r = np.minimum(a, b)
+    if r.dtype.kind == "f" and not np.all(r):
+        both = (a == 0) & (b == 0)
+        r = np.where(both, -(-a - b), r)
+    return r
+
+
 UNARY = {
-    "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
+    "abs": _abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
     "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "cos": np.cos, "cosh": np.cosh,
     "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "log2": np.log2,
-    "log10": np.log10, "sin": np.sin, "sinh": np.sinh, "sqrt": np.sqrt, "tan": np.tan,
-    "tanh": np.tanh, "reciprocal": lambda a: np.divide(1, a, dtype=a.dtype),
-    "negative": np.negative, "positive": np.positive, "square": np.square, "sign": _sign,
+    "log10": np.log10, "sin": np.sin, "sinh": np.sinh, "sqrt": _sqrt, "tan": np.tan,
+    "tanh": np.tanh, "reciprocal": _reciprocal,
+    "negative": np.negative, "positive": np.positive, "square": _square, "sign": _sign,
     "conj": np.conj, "ceil": _identity_for_ints(np.ceil), "floor": _identity_for_ints(np.floor),
     "trunc": _identity_for_ints(np.trunc), "round": _round,
     "bitwise_invert": np.invert, "real": np.real, "imag": _imag,
@@ -163,9 +295,9 @@ UNARY = {
 }
 
 BINARY = {
-    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "add": np.add, "subtract": np.subtract, "multiply": _multiply, "divide": _divide,
     "floor_divide": np.floor_divide, "remainder": np.remainder, "pow": _pow,
-    "maximum": np.maximum, "minimum": np.minimum, "atan2": np.arctan2, "hypot": np.hypot,
+    "maximum": _maximum, "minimum": _minimum, "atan2": np.arctan2, "hypot": np.hypot,
     "copysign": np.copysign, "nextafter": np.nextafter, "logaddexp": np.logaddexp,
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
     "bitwise_left_shift": _shift(np.left_shift, lambda a: 0),
@@ -176,6 +308,16 @@ BINARY = {
     "logical_and": _logical(np.logical_and), "logical_or": _logical(np.logical_or),
     "logical_xor": _logical(np.logical_xor),
 }
+
+# Transcendental ops of narrow floats run in float64 (complex64 in complex128): NumPy's float32
+# SIMD versions are up to 3-4 ULP off; rounding the float64 result is nearly always exact.
+_TRANSCENDENTAL = frozenset({
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
+    "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "logaddexp", "pow",
+})
+_WIDEN = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64,
+          np.dtype(np.complex64): np.complex128}
+
 
 def _bf16_nextafter(xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
     """nextafter on bfloat16 bits: the neighbouring bfloat16 of x toward y (y when x == y)."""
@@ -193,6 +335,123 @@ def _bf16_nextafter(xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
 
 # bool arithmetic NumPy does not define the way the Array API wants.
 _BOOL_BINARY = {"add": np.logical_or, "multiply": np.logical_and}
+
+
+# -- helpers of the non-elementwise primitives ------------------------------------------------------
+
+_KEY_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _float_keys(v: np.ndarray, nan_key: str) -> np.ndarray:
+    """Integers ordered like the floats ``v`` with -0.0 < +0.0; NaN gets the largest key
+    (``nan_key="max"``) or the smallest ("min"), so an integer max/min propagates it."""
+    it = _KEY_INT[v.dtype.itemsize]
+    info = np.iinfo(it)
+    bits = np.ascontiguousarray(v).view(it)
+    keys = np.where(bits < 0, bits ^ it(info.max), bits)
+    return np.where(np.isnan(v), it(info.max if nan_key == "max" else info.min), keys)
+
+
+def _keys_to_floats(keys: np.ndarray, float_dtype) -> np.ndarray:
+    """Inverse of ``_float_keys``; the NaN keys give the canonical quiet NaN."""
+    it = keys.dtype.type
+    info = np.iinfo(it)
+    nan = (keys == info.max) | (keys == info.min)
+    bits = np.where(keys < 0, keys ^ it(info.max), keys).astype(it)
+    out = np.ascontiguousarray(bits).view(float_dtype)
+    return np.where(nan, float_dtype.type(np.nan), out)
+
+
+def _rows_last(v: np.ndarray, axes) -> np.ndarray:
+    """``v`` with ``axes`` moved last and merged: shape ``kept + (n,)``, C order within rows."""
+    kept = [i for i in range(v.ndim) if i not in axes]
+    n = 1
+    for a in axes:
+        n *= v.shape[a]
+    return v.transpose(kept + list(axes)).reshape(tuple(v.shape[i] for i in kept) + (n,))
+
+
+def _refuse_complex(op, dt):
+    if dt.kind == "c":
+        raise TypeError(f"{op} is not defined for complex dtypes ({dt.name}); NumPy's "
+                        f"lexicographic order is not supported, compare wt.real / wt.abs")
+
+
+def _seq_complex_prod(v: np.ndarray, axis: int = -1, cumulative: bool = False):
+    """Left-to-right complex128 products along ``axis`` with explicit real operations."""
+    v = np.moveaxis(v.astype(np.complex128), axis, -1)
+    acc = v[..., 0]
+    steps = [acc]
+    for i in range(1, v.shape[-1]):
+        acc = _cmul(acc, v[..., i])
+        steps.append(acc)
+    if cumulative:
+        return np.moveaxis(np.stack(steps, axis=-1), -1, axis)
+    return acc
+
+
+def _seq_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """float64 ``a @ b`` whose products are summed left to right over k (no BLAS, no FMA):
+    the order the pure-Python backend uses, so the bits agree."""
+    *batch, m, k = a.shape
+    n = b.shape[-1]
+    acc = a[..., :, 0:1] * b[..., 0:1, :]
+    cells = max(1, int(np.prod(batch, dtype=np.int64)) * m * n)
+    block = max(1, (1 << 21) // cells)
+    for k0 in range(1, k, block):
+        k1 = min(k, k0 + block)
+        p = a[..., k0:k1, None] * b[..., None, k0:k1, :]
+        p[..., 0, :] = acc + p[..., 0, :]
+        np.add.accumulate(p, axis=-2, out=p)
+        acc = p[..., -1, :]
+    return acc
+
+
+def _seq_cmatmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    *batch, m, k = a.shape
+    n = b.shape[-1]
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+
+    def products(k0, k1, keep):
+        x_r, x_i = ar[..., k0:k1, None], ai[..., k0:k1, None]
+        y_r, y_i = br[..., None, k0:k1, :], bi[..., None, k0:k1, :]
+        pr = x_r * y_r - x_i * y_i
+        pi = x_r * y_i + x_i * y_r
+        return (pr[..., 0, :], pi[..., 0, :]) if keep else (pr, pi)
+
+    acc_r, acc_i = products(0, 1, True)
+    cells = max(1, int(np.prod(batch, dtype=np.int64)) * m * n)
+    block = max(1, (1 << 20) // cells)
+    for k0 in range(1, k, block):
+        k1 = min(k, k0 + block)
+        pr, pi = products(k0, k1, False)
+        pr[..., 0, :] = acc_r + pr[..., 0, :]
+        pi[..., 0, :] = acc_i + pi[..., 0, :]
+        np.add.accumulate(pr, axis=-2, out=pr)
+        np.add.accumulate(pi, axis=-2, out=pi)
+        acc_r, acc_i = pr[..., -1, :], pi[..., -1, :]
+    return _complex(acc_r, acc_i, np.complex128)
+
+
+def _checked_indices(idx: np.ndarray, size: int, axis: int, fn: str) -> np.ndarray:
+    idx = np.asarray(idx, dtype=np.int64)
+    if idx.size:
+        bad = (idx < -size) | (idx >= size)
+        if bad.any():
+            raise IndexError(f"{fn}: index {int(idx[bad].flat[0])} is out of bounds for axis "
+                             f"{axis} with size {size}")
+        if (idx < 0).any():
+            idx = np.where(idx < 0, idx + size, idx)
+    return idx
+
+
+def _stable_argsort(v: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable argsort; descending is the reversed order with ties kept in original order."""
+    if not descending:
+        return np.argsort(v, axis=axis, kind="stable")
+    n = v.shape[axis]
+    flipped = np.argsort(np.flip(v, axis), axis=axis, kind="stable")
+    return (n - 1) - np.flip(flipped, axis)
 
 
 class NumpyBackend(Backend):
@@ -233,11 +492,23 @@ class NumpyBackend(Backend):
         return np.ascontiguousarray(self.view(x)).tobytes()
 
     def from_values(self, dtype, values):
-        if dtype.kind in "iu":
-            arr = _ints_to_storage(values, dtype)
-        else:
-            arr = from_compute(np.array(values, dtype=_value_dtype(dtype)), dtype)
-        return np.ascontiguousarray(arr).reshape(-1)
+        values = values if isinstance(values, list) else list(values)
+        arr = None
+        if dtype.kind not in "iu":
+            classes = {v.__class__ for v in values}
+            if classes <= {float} and dtype.kind in "fc":
+                arr = np.array(values, dtype=np.float64)
+            elif classes <= {int} and dtype.kind in "fc":
+                arr = np.array(values)
+                if arr.dtype.kind not in "iu":  # beyond 64 bits: exact rounding below
+                    arr = None
+        if arr is None:
+            # Exact conversion in pure Python (ints wrap, ints -> float32 rounded once...).
+            canon = _pycodec.from_python(values, dtype)
+            if dtype is _d.bfloat16:
+                return f32_to_bf16(np.array(canon, dtype=np.float32)).reshape(-1)
+            return np.array(canon, dtype=_STORAGE[dtype]).reshape(-1)
+        return np.ascontiguousarray(from_compute(arr, dtype)).reshape(-1)
 
     def to_values(self, x) -> list:
         return self.values(x).reshape(-1).tolist()
@@ -256,10 +527,21 @@ class NumpyBackend(Backend):
     def iota(self, out, start, step):
         n = out.size
         dt = out.dtype
-        if dt.kind in "iu":
-            vals = start + step * np.arange(n, dtype=np.int64)
+        if isinstance(start, complex) or isinstance(step, complex) or dt.kind == "c":
+            start, step = complex(start), complex(step)
+            i = np.arange(n, dtype=np.float64)
+            vals = _complex(start.real + step.real * i, start.imag + step.imag * i,
+                            np.complex128)
+        elif dt.kind in "iu" and not isinstance(start, float) and not isinstance(step, float):
+            # Exact modulo 2**64, then wrapped to the dtype (Python ints of any size).
+            m = (1 << 64) - 1
+            with np.errstate(over="ignore"):
+                vals = np.uint64(int(start) & m) + np.uint64(int(step) & m) * np.arange(
+                    n, dtype=np.uint64)
+            out._data[...] = vals.astype(_STORAGE[dt], casting="unsafe")
+            return
         else:
-            vals = start + step * np.arange(n, dtype=np.float64)
+            vals = float(start) + float(step) * np.arange(n, dtype=np.float64)
         self.store(out, vals)
 
     def cast(self, out, x):
@@ -269,6 +551,8 @@ class NumpyBackend(Backend):
     def unary(self, op, out, x):
         a = self.values(x)
         fn = UNARY[op]
+        if op in _TRANSCENDENTAL and a.dtype in _WIDEN:
+            a = a.astype(_WIDEN[a.dtype])
         with np.errstate(all="ignore"):
             if op in ("bitwise_invert",) and x.dtype is _d.bool:
                 result = ~a
@@ -285,6 +569,8 @@ class NumpyBackend(Backend):
         fn = BINARY[op]
         if a.dtype is _d.bool and op in _BOOL_BINARY:
             fn = _BOOL_BINARY[op]
+        if op in _TRANSCENDENTAL and x.dtype in _WIDEN:
+            x, y = x.astype(_WIDEN[x.dtype]), y.astype(_WIDEN[y.dtype])
         with np.errstate(all="ignore"):
             result = fn(x, y)
         self.store(out, result)
@@ -292,27 +578,193 @@ class NumpyBackend(Backend):
     def where(self, out, cond, a, b):
         self.store(out, np.where(self.view(cond), self.values(a), self.values(b)))
 
+    # -- reductions and scans --------------------------------------------------------------------
+    def reduce(self, op, out, x, axes):
+        axes = tuple(axes)
+        dt = x.dtype
+        k = dt.kind
+        v = self.values(x)
+        if any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"reduce: {op} over an empty axis; the frontend fills identities")
+        if op in ("any", "all") or (k == "b" and op in ("sum", "prod", "max", "min")):
+            fn = np.any if op in ("any", "sum", "max") else np.all
+            self.store(out, fn(v, axis=axes))
+            return
+        if op not in ("sum", "prod", "max", "min"):
+            raise ValueError(f"reduce: unknown op {op!r}")
+        if k in "iu":
+            if op in ("sum", "prod"):
+                ufunc = np.add if op == "sum" else np.multiply
+                r = ufunc.reduce(v, axis=axes, dtype=v.dtype)
+            else:
+                r = (np.max if op == "max" else np.min)(v, axis=axes)
+            self.store(out, r)
+            return
+        if op in ("max", "min"):
+            _refuse_complex(op, dt)
+            keys = _float_keys(v, op)
+            r = (np.max if op == "max" else np.min)(keys, axis=axes)
+            self.store(out, _keys_to_floats(r, v.dtype))
+            return
+        rows = _rows_last(v, axes)
+        if op == "prod" and k == "c":
+            self.store(out, _seq_complex_prod(rows))
+            return
+        wide = rows.astype(np.complex128 if k == "c" else np.float64)
+        ufunc = np.add if op == "sum" else np.multiply
+        with np.errstate(all="ignore"):
+            r = ufunc.accumulate(wide, axis=-1)[..., -1] if wide.shape[-1] > 1 else wide[..., 0]
+        self.store(out, r)
 
-def _value_dtype(dt):
-    if dt.kind == "b":
-        return np.bool_
-    if dt.kind == "c":
-        return np.complex128
-    return np.float64
+    def arg_reduce(self, op, out, x, axis):
+        if op not in ("argmax", "argmin"):
+            raise ValueError(f"arg_reduce: unknown op {op!r}")
+        if x.shape[axis] == 0:
+            raise ValueError(f"{op}: attempt to get {op} of an empty axis {axis}")
+        v = self.values(x)
+        self.store(out, (np.argmax if op == "argmax" else np.argmin)(v, axis=axis))
 
-
-def _ints_to_storage(values, dtype):
-    """Python ints/floats/bools -> an integer dtype: ints wrap, floats truncate/saturate."""
-    if all(v.__class__ is int or v.__class__ is bool for v in values):
-        bits = dtype.bits
-        mask = (1 << bits) - 1
-        wrapped = [int(v) & mask for v in values]
-        arr = np.array(wrapped, dtype=np.uint64 if bits == 64 else np.int64)
-        return arr.astype(_STORAGE[dtype], casting="unsafe")
-    out = np.empty(len(values), _STORAGE[dtype])
-    for i, v in enumerate(values):
-        if isinstance(v, (float, complex)):
-            out[i] = _float_to_int(np.array([v.real if isinstance(v, complex) else v]), dtype)[0]
+    def scan(self, op, out, x, axis):
+        if op not in ("sum", "prod", "max", "min"):
+            raise ValueError(f"scan: unknown op {op!r}")
+        dt = x.dtype
+        k = dt.kind
+        v = self.values(x)
+        if v.size == 0:
+            return
+        if k == "b":
+            ufunc = np.logical_or if op in ("sum", "max") else np.logical_and
+            r = ufunc.accumulate(v, axis=axis)
+        elif k in "iu":
+            ufunc = {"sum": np.add, "prod": np.multiply, "max": np.maximum,
+                     "min": np.minimum}[op]
+            r = ufunc.accumulate(v, axis=axis, dtype=v.dtype)
+        elif op in ("max", "min"):
+            _refuse_complex(f"cumulative {op}", dt)
+            ufunc = np.maximum if op == "max" else np.minimum
+            r = _keys_to_floats(ufunc.accumulate(_float_keys(v, op), axis=axis), v.dtype)
+        elif op == "prod" and k == "c":
+            r = _seq_complex_prod(v, axis, cumulative=True)
         else:
-            out[i] = _ints_to_storage([v], dtype)[0]
-    return out
+            wide = v.astype(np.complex128 if k == "c" else np.float64)
+            with np.errstate(all="ignore"):
+                r = (np.add if op == "sum" else np.multiply).accumulate(wide, axis=axis)
+        self.store(out, r)
+
+    # -- linear algebra --------------------------------------------------------------------------
+    def matmul(self, out, a, b):
+        batch = tuple(out.shape[:-2])
+        x, y = self.values(a), self.values(b)
+        m, k = x.shape[-2:]
+        n = y.shape[-1]
+        if y.shape[-2] != k or tuple(out.shape[-2:]) != (m, n):
+            raise ValueError(f"matmul: shapes {a.shape} @ {b.shape} -> {out.shape} do not match")
+        x = np.broadcast_to(x, batch + (m, k))
+        y = np.broadcast_to(y, batch + (k, n))
+        kind = a.dtype.kind
+        if k == 0:
+            self.store(out, np.zeros(out.shape, dtype=np.int8))
+            return
+        with np.errstate(all="ignore"):
+            if kind in "biu":
+                r = np.matmul(x, y)
+            elif kind == "f":
+                r = _seq_matmul(x.astype(np.float64), y.astype(np.float64))
+            else:
+                r = _seq_cmatmul(x.astype(np.complex128), y.astype(np.complex128))
+        self.store(out, r)
+
+    # -- indexing --------------------------------------------------------------------------------
+    def gather(self, out, x, axis, indices):
+        if tuple(indices.shape) != tuple(out.shape):
+            raise ValueError(f"gather: indices shape {indices.shape} != out shape {out.shape}")
+        src = self.view(x)
+        index = []
+        for d, (nx, no) in enumerate(zip(x.shape, out.shape)):
+            if d == axis or nx == no or nx == 1:
+                index.append(slice(None))
+            elif nx > no:
+                index.append(slice(0, no))
+            else:
+                raise ValueError(f"gather: x has {nx} elements along axis {d}, the indices "
+                                 f"need {no}")
+        src = src[tuple(index)]
+        src = np.broadcast_to(src, tuple(src.shape[axis] if d == axis else no
+                                         for d, no in enumerate(out.shape)))
+        idx = _checked_indices(self.view(indices), x.shape[axis], axis, "gather")
+        out._data.reshape(out.shape)[...] = np.take_along_axis(src, idx, axis)
+
+    def scatter(self, op, out, axis, indices, updates):
+        if op not in ("set", "add", "min", "max"):
+            raise ValueError(f"scatter: unknown op {op!r}")
+        if tuple(updates.shape) != tuple(indices.shape):
+            raise ValueError(f"scatter: updates shape {updates.shape} != indices shape "
+                             f"{indices.shape}")
+        for d, (ni, no) in enumerate(zip(indices.shape, out.shape)):
+            if d != axis and ni > no:
+                raise ValueError(f"scatter: indices have {ni} elements along axis {d}, "
+                                 f"out only {no}")
+        dt = out.dtype
+        k = dt.kind
+        if op in ("min", "max"):
+            _refuse_complex(f"scatter-{op}", dt)
+        idx = _checked_indices(self.view(indices), out.shape[axis], axis, "scatter")
+        # Flat positions in out's buffer of every update, in C order of the updates.
+        flat = np.full(idx.shape, out.offset, dtype=np.int64)
+        for d, n in enumerate(idx.shape):
+            shape = [1] * idx.ndim
+            shape[d] = n
+            coord = idx if d == axis else np.arange(n, dtype=np.int64).reshape(shape)
+            flat = flat + coord * out.strides[d]
+        flat = flat.reshape(-1)
+        buf = out._data
+        if op == "set":
+            upd = np.broadcast_to(self.view(updates), idx.shape).reshape(-1)
+            # Last duplicate wins: keep each position's last occurrence.
+            _, first_rev = np.unique(flat[::-1], return_index=True)
+            keep = flat.size - 1 - first_rev
+            buf[flat[keep]] = upd[keep]
+            return
+        upd = np.broadcast_to(self.values(updates), idx.shape).reshape(-1)
+        if k == "b":
+            ufunc = np.logical_or if op in ("add", "max") else np.logical_and
+            ufunc.at(buf, flat, upd)
+            return
+        if k in "iu":
+            ufunc = {"add": np.add, "max": np.maximum, "min": np.minimum}[op]
+            ufunc.at(buf, flat, upd)
+            return
+        touched = np.unique(flat)
+        current = to_compute(buf, dt)
+        if op == "add":
+            wide = np.complex128 if k == "c" else np.float64
+            acc = current.astype(wide)
+            with np.errstate(all="ignore"):
+                np.add.at(acc, flat, upd.astype(wide))
+            buf[touched] = from_compute(acc[touched], dt)
+            return
+        keys = _float_keys(current, op)
+        (np.maximum if op == "max" else np.minimum).at(keys, flat, _float_keys(upd, op))
+        buf[touched] = from_compute(_keys_to_floats(keys[touched], current.dtype), dt)
+
+    # -- sorting ---------------------------------------------------------------------------------
+    def sort(self, out, x, axis, descending):
+        if x.size == 0:
+            return
+        idx = _stable_argsort(self.values(x), axis, descending)
+        out._data.reshape(out.shape)[...] = np.take_along_axis(self.view(x), idx, axis)
+
+    def argsort(self, out, x, axis, descending):
+        if x.size == 0:
+            return
+        self.store(out, _stable_argsort(self.values(x), axis, descending))
+
+    # -- random ----------------------------------------------------------------------------------
+    def random_bits(self, out, key, counter):
+        if out.dtype is not _d.uint32:
+            raise TypeError(f"random_bits: out must be uint32, got {out.dtype}")
+        from ._philox import philox_words_numpy
+
+        words = philox_words_numpy(tuple(int(w) for w in key), int(counter), out.size)
+        out._data.reshape(out.shape)[...] = words.reshape(out.shape)
+

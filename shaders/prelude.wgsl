@@ -1,4 +1,6 @@
 // Shared helper functions prepended to webtensor compute shaders.
+// Uniforms/bindings: none of its own; kernels define `opq` (see backends/webgpu/kernels.py).
+// Dtypes: f32, i32, u32 (8/16-bit values arrive unpacked in u32).
 
 // True if x is a NaN (exponent all ones, non-zero mantissa); bit-exact, independent of
 // fast-math assumptions in the shader compiler.
@@ -14,4 +16,105 @@ fn is_inf_f32(x: f32) -> bool {
 // A quiet NaN.
 fn nan_f32() -> f32 {
     return bitcast<f32>(0x7fc00000u);
+}
+
+fn inf_f32() -> f32 {
+    return bitcast<f32>(0x7f800000u);
+}
+
+fn is_finite_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) < 0x7f800000u;
+}
+
+// x != 0 by bits (NaN is non-zero, -0.0 is zero).
+fn nonzero_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) != 0u;
+}
+
+fn sign_bit_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) >> 31u) != 0u;
+}
+
+fn abs_f32(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu);
+}
+
+fn neg_f32(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ 0x80000000u);
+}
+
+fn copysign_f32(x: f32, s: f32) -> f32 {
+    return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(s) & 0x80000000u));
+}
+
+// 2^k as f32 for -126 <= k <= 127.
+fn pow2_f32(k: i32) -> f32 {
+    return bitcast<f32>(u32(k + 127) << 23u);
+}
+
+// x * 2^k with one rounding, for x in [0.5, 4) and any k (overflow -> inf, underflow -> 0).
+fn scale_f32(x: f32, k: i32) -> f32 {
+    if (k > 127) {
+        return opq(x * pow2_f32(127)) * pow2_f32(min(k - 127, 127));
+    }
+    if (k < -126) {
+        return opq(x * pow2_f32(-126)) * pow2_f32(max(k + 126, -126));
+    }
+    return x * pow2_f32(k);
+}
+
+// -- integer -> float32, rounded to nearest even (WGSL leaves the direction unspecified) --------
+
+fn u32_to_f32(u: u32) -> f32 {
+    if (u < 0x1000000u) {
+        return f32(u);
+    }
+    let s = 8u - countLeadingZeros(u);  // bits below the 24 kept
+    var q = u >> s;
+    let rem = u & ((1u << s) - 1u);
+    let half = 1u << (s - 1u);
+    if (rem > half || (rem == half && (q & 1u) == 1u)) {
+        q += 1u;
+    }
+    return f32(q) * pow2_f32(i32(s));
+}
+
+fn i32_to_f32(i: i32) -> f32 {
+    let m = u32_to_f32(select(u32(i), 0u - u32(i), i < 0));
+    return select(m, -m, i < 0);
+}
+
+// -- float32 -> integer: truncate, NaN -> 0, saturate (cpu_numpy._float_to_int) ----------------
+
+fn f32_to_i32(x: f32) -> i32 {
+    if (is_nan_f32(x)) {
+        return 0;
+    }
+    if (x >= 2147483648.0) {
+        return 2147483647;
+    }
+    if (x <= -2147483648.0) {
+        return -2147483647 - 1;
+    }
+    return i32(trunc(x));
+}
+
+fn f32_to_u32(x: f32) -> u32 {
+    if (is_nan_f32(x) || x <= 0.0) {
+        return 0u;
+    }
+    if (x >= 4294967296.0) {
+        return 0xffffffffu;
+    }
+    return u32(trunc(x));
+}
+
+// A float32 as an i32 ordered like the floats, -0.0 just below +0.0 (NaN: don't care).
+fn f32_key(x: f32) -> i32 {
+    let b = bitcast<i32>(x);
+    return select(b, b ^ 0x7fffffff, b < 0);
+}
+
+fn f32_from_key(k: i32) -> f32 {
+    return bitcast<f32>(select(k, k ^ 0x7fffffff, k < 0));
 }

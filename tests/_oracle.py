@@ -3,7 +3,7 @@ arbitrary strided views, and NumPy reference oracles with exact and ULP comparis
 
 Import it from any test module (``tests/`` is on ``sys.path`` under pytest's default import mode)::
 
-    from _oracle import backend  # noqa: F401  (a session-scoped pytest fixture)
+    from _oracle import backend_fixture  # noqa: F401  (registers the fixture `backend`)
 
     def test_something(backend):          # runs once per available CPU backend
         x = wt.asarray([1, 2, 3], device=backend)
@@ -17,7 +17,8 @@ Devices
     reused when its backend is of that kind, otherwise a separate ``Device("cpu", Backend)`` is
     made (so both backends are tested whatever ``WEBTENSOR_CPU`` says).  ``BACKENDS`` is the list
     of ``pytest.param(device, id=name)`` and ``backend`` a session-scoped fixture over it (session
-    scope keeps hypothesis' function-scoped-fixture health check quiet).  Create tensors on one
+    scope keeps hypothesis' function-scoped-fixture health check quiet), defined here as
+    ``backend_fixture`` so that test parameters named ``backend`` shadow no import.  Create tensors on one
     with ``wt.asarray(..., device=backend)``, or bit-exactly with :func:`tensor_from_storage`.
 
 Strategies (pure Python, so they work under Pyodide without NumPy)
@@ -95,9 +96,9 @@ DEVICES: dict[str, Device] = _available_devices()
 BACKENDS = [pytest.param(dev, id=name) for name, dev in DEVICES.items()]
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
-def backend(request) -> Device:
-    """A CPU device per available backend (NumPy, pure Python)."""
+@pytest.fixture(scope="session", params=BACKENDS, name="backend")
+def backend_fixture(request) -> Device:
+    """A CPU device per available backend (NumPy, pure Python); the fixture is ``backend``."""
     return request.param
 
 
@@ -444,7 +445,9 @@ def tensor_from_storage(storage, dt, device, *, layout=None, weak=False, names=N
     big = tuple(abs(s) * n for s, n in zip(steps, shape))
     flat = np.frombuffer(b"\xa5" * ((pad + size_of(big)) * storage.itemsize),
                          dtype=storage.dtype).copy()
-    view = flat[pad:].reshape(big)[tuple(slice(None, None, s) for s in steps)]
+    view = flat[pad:].reshape(big)
+    if steps:  # (indexing a 0-d array with () would give a scalar, not a view)
+        view = view[tuple(slice(None, None, s) for s in steps)]
     view[...] = storage
     itemsize = storage.itemsize
     if storage.size:
@@ -508,8 +511,9 @@ def mismatch_mask(got, expected, dt, *, ulp=0, zero_sign=True):
         return got != expected
     if dt.kind == "c":
         part = dt.real_dtype
-        g = got.view(np.dtype(part.name)).reshape(got.shape + (2,))
-        e = expected.view(np.dtype(part.name)).reshape(expected.shape + (2,))
+        pdt = np.dtype(part.name)
+        g = np.ascontiguousarray(got).reshape(-1).view(pdt).reshape(got.shape + (2,))
+        e = np.ascontiguousarray(expected).reshape(-1).view(pdt).reshape(expected.shape + (2,))
         m = mismatch_mask(g, e, part, ulp=ulp, zero_sign=zero_sign)
         return m.any(axis=-1)
     gn, en = _nan_mask(got, dt), _nan_mask(expected, dt)
@@ -551,7 +555,7 @@ def assert_same_values(got, expected, dt, *, ulp=0, zero_sign=True, context="", 
         raise AssertionError("\n".join(lines))
 
 
-def assert_complex_close(got, expected, dt, *, eps_factor=8, context=""):
+def assert_complex_close(got, expected, dt, *, eps_factor=8, context="", inputs=()):
     """Complex results of multi-step formulas (multiply, divide, sqrt, transcendental): where the
     expected value is finite, ``|got - expected| <= eps_factor * eps * max(|expected|, tiny)``
     (a normwise error, which libraries guarantee; componentwise ULP is not); where it has a
@@ -567,7 +571,11 @@ def assert_complex_close(got, expected, dt, *, eps_factor=8, context=""):
         bad = np.where(finite, ~(err <= eps_factor * fi.eps * scale), np.isfinite(got))
     if np.any(bad):
         i = np.argwhere(bad)[:5]
-        rows = [f"  at {tuple(int(k) for k in j)}: got {got[tuple(j)]!r} expected "
-                f"{expected[tuple(j)]!r}" for j in i]
+        rows = []
+        for j in i:
+            j = tuple(int(k) for k in j)
+            ins = ", ".join(repr(np.broadcast_to(np.asarray(a), bad.shape)[j].item())
+                            for a in inputs)
+            rows.append(f"  at {j}: inputs ({ins}) got {got[j]!r} expected {expected[j]!r}")
         raise AssertionError(f"{context}: {int(bad.sum())} of {bad.size} complex elements "
                              f"differ beyond {eps_factor} eps\n" + "\n".join(rows))

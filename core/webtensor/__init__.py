@@ -92,7 +92,7 @@ for _module in (_creation, _datatypes, _elementwise, _indexing, _linalg_api, _ma
 del _module, _name
 
 from . import _methods  # noqa: E402
-from . import random  # noqa: E402
+from . import fft, linalg, random  # noqa: E402
 from ._format import get_printoptions, set_printoptions  # noqa: E402
 from ._info import __array_namespace_info__  # noqa: E402
 

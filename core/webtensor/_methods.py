@@ -21,12 +21,26 @@ _FORWARD = {
     "expand_dims": "expand_dims", "broadcast_to": "broadcast_to", "dot": "matmul",
     "rename": "rename",
 }
+# Positional method arguments that the function takes by keyword (None: stays positional),
+# so NumPy-style calls work: x.flip(0), x.take(idx, 1), x.repeat(2, 0).
+_AS_KEYWORDS = {"flip": ("axis",), "take": (None, "axis"), "repeat": (None, "axis")}
 # Methods that take a shape or axes either as one tuple or spread out: x.reshape(2, 3).
 _SPREAD = {"reshape": "reshape", "transpose": "transpose", "permute": "permute_dims"}
 
 
 def _forward(fn_name: str):
+    keywords = _AS_KEYWORDS.get(fn_name, ())
+
     def method(self, *args, **kwargs):
+        if keywords:
+            positional = []
+            for i, value in enumerate(args):
+                name = keywords[i] if i < len(keywords) else None
+                if name is None:
+                    positional.append(value)
+                else:
+                    kwargs[name] = value
+            args = positional
         return getattr(webtensor, fn_name)(self, *args, **kwargs)
 
     method.__name__ = fn_name

@@ -33,7 +33,9 @@ def to_numpy(t: Tensor):
         bf16 = _bfloat16_numpy_type()
         if bf16 is not None:
             return bits.view(bf16).copy()
-        return (bits.astype(np.uint32) << 16).view(np.float32)
+        wide = bits.astype(np.uint32)
+        wide <<= 16  # in place: `<<` on a 0-d array would return a NumPy scalar
+        return wide.view(np.float32)
     return np.frombuffer(raw, dtype=np.dtype(t.dtype.name)).reshape(t.shape).copy()
 
 

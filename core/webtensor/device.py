@@ -60,29 +60,97 @@ def _cpu_backend():
 
 cpu = Device("cpu", _cpu_backend)
 _DEVICES = {"cpu": cpu}
-_default_device = Setting("default_device", cpu)
+# None until first asked for: choosing it may probe for a WebGPU adapter (seconds on lavapipe).
+_default_device = Setting("default_device", None)
+_webgpu_probed = False
+
+
+def _webgpu():
+    """The ``webgpu`` Device when wgpu finds an adapter (probed once, lazily), else None."""
+    global _webgpu_probed
+    if not _webgpu_probed:
+        _webgpu_probed = True
+        from .backends.webgpu import backend_factory, probe
+
+        if probe().available:
+            _DEVICES["webgpu"] = Device("webgpu", backend_factory)
+    return _DEVICES.get("webgpu")
+
+
+def _initial_default() -> Device:
+    """``WEBTENSOR_DEVICE`` (cpu | webgpu), else webgpu on a hardware adapter, else cpu:
+    software adapters (lavapipe, SwiftShader) are slower than NumPy, so only used when asked."""
+    choice = os.environ.get("WEBTENSOR_DEVICE", "auto").lower()
+    if choice == "cpu":
+        return cpu
+    if choice not in ("auto", "webgpu"):
+        raise ValueError(f"WEBTENSOR_DEVICE={choice!r} is not understood; use 'cpu' or 'webgpu'")
+    gpu = _webgpu()
+    from .backends.webgpu import probe
+
+    if choice == "webgpu":
+        if gpu is None:
+            raise RuntimeError(f"WEBTENSOR_DEVICE=webgpu but the webgpu device is not "
+                               f"available: {probe().reason}")
+        return gpu
+    return gpu if gpu is not None and probe().hardware else cpu
 
 
 def devices() -> list[Device]:
     """Every device webtensor can use here."""
+    _webgpu()
     return list(_DEVICES.values())
 
 
 def as_device(device, fn: str = "device") -> Device:
     if device is None:
-        return _default_device.get()
+        return default_device()
     if isinstance(device, Device):
         return device
     if isinstance(device, str) and device in _DEVICES:
         return _DEVICES[device]
+    if device == "webgpu":
+        found = _webgpu()
+        if found is not None:
+            return found
+        from .backends.webgpu import probe
+
+        raise ValueError(f"wt.{fn}: the webgpu device is not available here: {probe().reason}")
     raise ValueError(f"wt.{fn}: unknown device {device!r}; available: "
                      f"{', '.join(map(repr, _DEVICES))}")
 
 
 def default_device() -> Device:
-    return _default_device.get()
+    found = _default_device.get()
+    if found is None:
+        found = _initial_default()
+        _default_device._set_global(found)
+    return found
 
 
 def set_default_device(device):
     """Set the default device (process-wide; local to the block when used with ``with``)."""
     return _default_device.set(as_device(device, "set_default_device"))
+
+
+def device_info(device=None) -> dict:
+    """What ``device`` (default: the default device) is and where each primitive and dtype
+    runs on it: natively, or routed to the CPU."""
+    dev = as_device(device, "device_info")
+    info = getattr(dev.backend, "device_info", None)
+    if info is not None:
+        return info()
+    from .backends.webgpu import probe
+
+    found = _webgpu() and probe()
+    return {"device": dev.name, "backend": dev.backend.name,
+            "webgpu": {"available": bool(found), "adapter": found.description if found else "",
+                       "reason": "" if found else probe().reason}}
+
+
+def memory_stats(device=None) -> dict:
+    """Buffers alive on ``device`` (default: the default device) and their bytes; empty for
+    devices whose memory the Python garbage collector manages (cpu)."""
+    dev = as_device(device, "memory_stats")
+    stats = getattr(dev.backend, "memory_stats", None)
+    return stats() if stats is not None else {}

@@ -109,6 +109,9 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         from ._numpy_interop import to_numpy
 
+        if copy is False:  # NumPy 2 protocol: copy=False must not copy; ours always does
+            raise ValueError("Tensor.__array__: copy=False is impossible; a tensor's values are "
+                             "always copied into a new NumPy array (use np.asarray(x))")
         arr = to_numpy(self)
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
@@ -139,10 +142,10 @@ class Tensor:
         return self.shape[0]
 
     def __iter__(self):
+        # Not a generator itself: iter() of a 0-d tensor must raise at once, as in NumPy.
         if not self.shape:
             raise TypeError("iteration over a 0-d tensor; use .item() to get its value")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
     def _scalar(self, convert, what: str):
         if self.size != 1:

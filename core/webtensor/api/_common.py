@@ -15,14 +15,15 @@ def is_scalar(x) -> bool:
     return isinstance(x, _PY_SCALARS) and not hasattr(x, "dtype")
 
 
-def as_tensor(x, fn: str) -> Tensor:
-    """A Tensor for ``x``: tensors pass through, anything array-like goes through asarray."""
+def as_tensor(x, fn: str, device=None) -> Tensor:
+    """A Tensor for ``x``: tensors pass through, anything array-like goes through asarray
+    (onto ``device``: the device of the tensors it will be combined with)."""
     if x.__class__ is Tensor:
         return x
     from .creation import asarray
 
     try:
-        return asarray(x)
+        return asarray(x, device=device)
     except (TypeError, ValueError) as e:
         raise TypeError(f"wt.{fn}: expected a tensor or array-like, got {type(x).__name__} "
                         f"({e})") from None
@@ -44,7 +45,11 @@ def common_device(tensors, fn: str) -> Device:
 def promote(args, fn: str):
     """Promote operands (tensors and Python scalars) -> (dtype, weak, device, list of args
     where array-likes became tensors)."""
-    args = [a if a.__class__ is Tensor or is_scalar(a) else as_tensor(a, fn) for a in args]
+    if not all(a.__class__ is Tensor or is_scalar(a) for a in args):
+        # Lists and NumPy arrays join the tensors' device (x_on_some_device + [1, 2]).
+        dev = next((a.device for a in args if a.__class__ is Tensor), None)
+        args = [a if a.__class__ is Tensor or is_scalar(a) else as_tensor(a, fn, dev)
+                for a in args]
     # Tensors enter result_type as their (weak) dtype so the lookup is a cache hit.
     keys = tuple((_WEAK[a.dtype] if a.weak else a.dtype) if a.__class__ is Tensor else a
                  for a in args)

@@ -102,6 +102,28 @@ def scan(op: str, x: Tensor, axis: int) -> Tensor:
     return out
 
 
+def same_device(args, fn: str) -> list:
+    """``args`` with array-likes (lists, NumPy arrays) made tensors on the device of the first
+    tensor among them (not the default device); tensors and Python scalars pass through."""
+    from ._common import as_tensor, is_scalar
+    from .creation import asarray
+
+    device = next((a.device for a in args if isinstance(a, Tensor)), None)
+    out = []
+    for a in args:
+        if a is None or isinstance(a, Tensor) or is_scalar(a):
+            out.append(a)
+        elif device is None:
+            out.append(as_tensor(a, fn))
+        else:
+            try:
+                out.append(asarray(a, device=device))
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"wt.{fn}: expected a tensor or array-like, got "
+                                f"{type(a).__name__} ({e})") from None
+    return out
+
+
 # -- views ------------------------------------------------------------------------------------------
 
 def reshape(x: Tensor, shape, names=None) -> Tensor:

@@ -18,23 +18,27 @@ __all__ += ["arange", "linspace", "eye", "meshgrid", "tril", "triu", "from_dlpac
 _PY_SCALARS = (bool, int, float, complex)
 
 
-def _flatten(obj, fn: str):
-    """Nested sequences -> (shape, flat list of leaves); ragged input is a ValueError."""
+def _flatten(obj, fn: str, path: str = "", tensors=None):
+    """Nested sequences -> (shape, flat list of leaves); ragged input is a ValueError naming
+    the full position (``[1][2]``) of the offending element.  Tensors met inside are appended
+    to ``tensors`` (their dtypes take part in inference, like NumPy scalars do)."""
     if isinstance(obj, Tensor):
+        if tensors is not None:
+            tensors.append(obj)
         return obj.shape, _flat_values(obj)
     if not isinstance(obj, (list, tuple)):
         return (), [obj]
     shape = None
     flat: list = []
     for i, item in enumerate(obj):
-        sub_shape, sub = _flatten(item, fn)
+        sub_shape, sub = _flatten(item, fn, f"{path}[{i}]", tensors)
         if shape is None:
             shape = sub_shape
         elif sub_shape != shape:
             raise ValueError(
-                f"wt.{fn}: ragged nested sequence: element [{i}] has shape {sub_shape} but "
-                f"element [0] has shape {shape}; every entry at one level must have the same "
-                f"shape"
+                f"wt.{fn}: ragged nested sequence: element {path}[{i}] has shape {sub_shape} "
+                f"but element {path}[0] has shape {shape}; every entry at one level must have "
+                f"the same shape"
             )
         flat.extend(sub)
     return (len(obj),) + (shape or ()), flat
@@ -44,9 +48,9 @@ def _flat_values(t: Tensor) -> list:
     return t._backend.to_values(t)
 
 
-def _infer(leaves, fn: str):
+def _infer(leaves, fn: str, tensors=()):
     """(dtype, weak) of untyped Python data, in the active promotion mode."""
-    sample = []
+    sample = list({id(t): t for t in tensors}.values())
     ints = [v for v in leaves if v.__class__ is int]
     if ints:
         sample += [min(ints), max(ints)]
@@ -89,19 +93,27 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, names=None) -> Tensor
     dev = None if device is None else as_device(device, fn)
     if isinstance(obj, Tensor):
         return _from_tensor(obj, dt, dev, copy, names, fn)
-    if hasattr(obj, "__array_interface__") or type(obj).__module__ == "numpy":
+    foreign = hasattr(obj, "__array_interface__") or type(obj).__module__ == "numpy"
+    if copy is False and (foreign or isinstance(obj, (bytes, bytearray, memoryview))):
+        # NOTE: Array API: copy=False must never copy, and raise where a copy is needed.  Tensors
+        # keep their own device buffers, so foreign data (NumPy arrays, buffers) is always copied.
+        raise ValueError(f"wt.{fn}: copy=False is impossible for a {type(obj).__name__}; "
+                         f"webtensor copies foreign data into its own buffers (use copy=None)")
+    if foreign:
         from .._numpy_interop import from_numpy
 
-        t = from_numpy(obj, as_device(dev, fn))
-        return _from_tensor(t, dt, None, False if copy is None else copy, names, fn)
+        t = from_numpy(obj, as_device(dev, fn))  # a fresh copy already: copy=True is met
+        return _from_tensor(t, dt, None, None, names, fn)
     if isinstance(obj, (bytes, bytearray, memoryview)):
-        return frombuffer(obj, dtype=_d.uint8 if dt is None else dt, device=dev)
+        t = frombuffer(obj, dtype=_d.uint8 if dt is None else dt, device=dev)
+        return _from_tensor(t, None, None, None, names, fn)
     if copy is False:
         raise ValueError(f"wt.{fn}: copy=False is impossible for a {type(obj).__name__}; "
                          f"Python data always has to be copied into a tensor")
-    shape, leaves = _flatten(obj, fn)
+    tensors: list = []
+    shape, leaves = _flatten(obj, fn, "", tensors)
     if dt is None:
-        dt, weak = _infer(leaves, fn)
+        dt, weak = _infer(leaves, fn, tensors)
     else:
         weak = False
         _check_explicit(leaves, dt, fn)
@@ -153,11 +165,16 @@ def _from_tensor(t: Tensor, dt, dev, copy, names, fn):
         out = _to_device(out, dev)
     if dt is not None and dt is not out.dtype:
         out = cast(out, dt, weak=False)
-    elif copy:
-        if out is t:
-            fresh = _empty(t.shape, t.dtype, t.device, weak=t.weak, names=t.names)
-            t._backend.copy(fresh, t)
+    elif dt is not None and out.weak:  # an explicit dtype makes it strong (no copy needed)
+        out = cast(out, dt, weak=False)
+        if copy and out._data is t._data:
+            fresh = _empty(out.shape, out.dtype, out.device, names=out.names)
+            out._backend.copy(fresh, out)
             out = fresh
+    elif copy and out is t:
+        fresh = _empty(t.shape, t.dtype, t.device, weak=t.weak, names=t.names)
+        t._backend.copy(fresh, t)
+        out = fresh
     if names is not None:
         out = out._view(out.shape, out.strides, out.offset,
                         names=_check_names(names, out.ndim, fn))
@@ -201,6 +218,7 @@ def _creation_dtype(dtype, fill, fn):
 
 
 def empty(shape, *, dtype=None, device=None, names=None) -> Tensor:
+    """A new tensor of ``shape`` with unspecified contents (default dtype: the float default)."""
     shape = _s.as_shape(shape, "empty")
     dt, _ = _creation_dtype(dtype, None, "empty")
     return _empty(shape, dt, as_device(device, "empty"),
@@ -208,6 +226,8 @@ def empty(shape, *, dtype=None, device=None, names=None) -> Tensor:
 
 
 def full(shape, fill_value, *, dtype=None, device=None, names=None) -> Tensor:
+    """A tensor of ``shape`` filled with ``fill_value``; without ``dtype``, the default dtype of
+    the value's kind in the active promotion mode (bool stays bool)."""
     fn = "full"
     shape = _s.as_shape(shape, fn)
     if isinstance(fill_value, Tensor):
@@ -223,11 +243,13 @@ def full(shape, fill_value, *, dtype=None, device=None, names=None) -> Tensor:
 
 
 def zeros(shape, *, dtype=None, device=None, names=None) -> Tensor:
+    """A tensor of zeros (default dtype: the float default)."""
     return full(shape, 0, dtype=_d.default_float_dtype() if dtype is None else dtype,
                 device=device, names=names)
 
 
 def ones(shape, *, dtype=None, device=None, names=None) -> Tensor:
+    """A tensor of ones (default dtype: the float default)."""
     return full(shape, 1, dtype=_d.default_float_dtype() if dtype is None else dtype,
                 device=device, names=names)
 
@@ -239,21 +261,25 @@ def _like(x, dtype, device):
 
 
 def empty_like(x, /, *, dtype=None, device=None) -> Tensor:
+    """Like ``empty`` with the shape, dtype, device and names of ``x``."""
     shape, dt, dev, names = _like(x, dtype, device)
     return empty(shape, dtype=dt, device=dev, names=names)
 
 
 def zeros_like(x, /, *, dtype=None, device=None) -> Tensor:
+    """Like ``zeros`` with the shape, dtype, device and names of ``x``."""
     shape, dt, dev, names = _like(x, dtype, device)
     return full(shape, 0, dtype=dt, device=dev, names=names)
 
 
 def ones_like(x, /, *, dtype=None, device=None) -> Tensor:
+    """Like ``ones`` with the shape, dtype, device and names of ``x``."""
     shape, dt, dev, names = _like(x, dtype, device)
     return full(shape, 1, dtype=dt, device=dev, names=names)
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
+    """Like ``full`` with the shape, dtype, device and names of ``x``."""
     shape, dt, dev, names = _like(x, dtype, device)
     return full(shape, fill_value, dtype=dt, device=dev, names=names)
 

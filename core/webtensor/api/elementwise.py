@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from .. import dtypes as _d
+from .. import promotion as _p
 from ..ops import BINARY, ELEMENTWISE, UNARY, ElementwiseOp
 from ..tensor import Tensor, empty
-from ._common import as_tensor, broadcast_all, check_kind, float_dtype_for, operand, promote
+from ._common import (
+    as_tensor,
+    broadcast_all,
+    check_kind,
+    common_device,
+    float_dtype_for,
+    operand,
+    promote,
+)
 
 __all__ = [op.name for op in UNARY + BINARY] + ["clip", "where"]
 
@@ -24,7 +33,8 @@ def _result_dtypes(op: ElementwiseOp, dt: _d.DType):
 def apply_unary(op: ElementwiseOp, x) -> Tensor:
     x = as_tensor(x, op.name)
     compute, out_dt = _result_dtypes(op, x.dtype)
-    weak = x.weak and out_dt is not _d.bool
+    # NOTE: numpy mode has no weak results, for unary ops as for binary ones.
+    weak = x.weak and out_dt is not _d.bool and _p._MODE.get().weak_results
     a = operand(x, compute, x.device)
     out = empty(x.shape, out_dt, x.device, weak=weak, names=x.names)
     x._backend.unary(op.name, out, a)
@@ -67,10 +77,15 @@ def where(condition, x1=None, x2=None, /):
         return nonzero(condition)
     if x1 is None or x2 is None:
         raise TypeError("wt.where: pass both x1 and x2, or neither (for the nonzero indices)")
-    cond = as_tensor(condition, "where")
+    dev = next((a.device for a in (x1, x2) if a.__class__ is Tensor), None)
+    cond = as_tensor(condition, "where", dev)
     if cond.dtype is not _d.bool:
         cond = globals()["not_equal"](cond, 0)
     dt, weak, device, (x1, x2) = promote((x1, x2), "where")
+    if dev is None:  # two Python scalars: they go where the condition is
+        device = cond.device
+    elif cond.device is not device:
+        common_device([cond, x1 if x1.__class__ is Tensor else x2], "where")
     a = operand(x1, dt, device, weak)
     b = operand(x2, dt, device, weak)
     (c, a, b), shape, names = broadcast_all((cond, a, b), "where")
@@ -154,14 +169,12 @@ def _install_operators():
         op = ELEMENTWISE[name]
         setattr(Tensor, f"__{dunder}__", lambda self, op=op: apply_unary(op, self))
 
-    def matmul(self, other):
-        from .linalg import matmul as mm
+    from .linalg import matmul as mm  # linalg imports this module, so bind it here
 
+    def matmul(self, other):
         return mm(self, other)
 
     def rmatmul(self, other):
-        from .linalg import matmul as mm
-
         return mm(other, self)
 
     Tensor.__matmul__, Tensor.__rmatmul__ = matmul, rmatmul

@@ -494,10 +494,11 @@ def setitem(self: Tensor, key, value) -> None:
     """``x[key] = value``: the value is converted to ``x``'s dtype (same_kind rule) and
     broadcast to the indexed shape; with repeated indices the last write wins."""
     fn = _SET
-    plan = _plan(self, key, fn)
+    view = _fast_view(self, key)
+    plan = None if view is not None else _plan(self, key, fn)
     value = _value_for(self, value, fn)
-    if not plan.advanced:
-        _m.write(plan.view, value, fn)
+    if plan is None or not plan.advanced:
+        _m.write(view if plan is None else plan.view, value, fn)
     else:
         _scatter(plan, value, fn)
 

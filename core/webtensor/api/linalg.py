@@ -116,6 +116,17 @@ def matmul(x1, x2, /) -> Tensor:
     are refused (use ``wt.multiply``).  The result dtype follows the active promotion mode.
     """
     fn = "matmul"
+    # Fast path (per-op overhead): two strong, unnamed 2-D tensors of one numeric dtype.
+    if x1.__class__ is Tensor and x2.__class__ is Tensor:
+        s1, s2 = x1.shape, x2.shape
+        if (len(s1) == 2 and len(s2) == 2 and s1[1] == s2[0] and s1[1]
+                and x1.dtype is x2.dtype and x1.dtype is not _d.bool
+                and x1.device is x2.device and not (x1.weak or x2.weak)
+                and x1.names is None and x2.names is None):
+            out = empty((s1[0], s2[1]), x1.dtype, x1.device)
+            if out.size:
+                x1.device.backend.matmul(out, x1, x2)
+            return out
     dt, weak, _device, (a, b) = _as_operands((x1, x2), fn)
     _check_numeric(dt, fn)
     shape1, shape2 = a.shape, b.shape

@@ -46,13 +46,13 @@ def _arg_reduce(op: str, x, axis, keepdims: bool) -> Tensor:
     return _r.keepdims_view(out, x.ndim, (ax,), names)
 
 
-def argmax(x, /, *, axis=None, keepdims: bool = False) -> Tensor:
+def argmax(x, /, axis=None, *, keepdims: bool = False) -> Tensor:
     """Index (int64) of the first maximum along ``axis`` (None: of the flattened tensor);
     a NaN counts as the maximum."""
     return _arg_reduce("argmax", x, axis, keepdims)
 
 
-def argmin(x, /, *, axis=None, keepdims: bool = False) -> Tensor:
+def argmin(x, /, axis=None, *, keepdims: bool = False) -> Tensor:
     """Index (int64) of the first minimum along ``axis``; a NaN counts as the minimum."""
     return _arg_reduce("argmin", x, axis, keepdims)
 
@@ -112,7 +112,7 @@ def argwhere(x, /) -> Tensor:
     return out
 
 
-def count_nonzero(x, /, *, axis=None, keepdims: bool = False) -> Tensor:
+def count_nonzero(x, /, axis=None, *, keepdims: bool = False) -> Tensor:
     """Number of nonzero elements along ``axis`` (int64)."""
     x = as_tensor(x, "count_nonzero")
     axes = axes_tuple(x, axis, "count_nonzero")
@@ -161,18 +161,18 @@ def searchsorted(x1, x2, /, *, side: str = "left", sorter=None) -> Tensor:
     x1 = as_tensor(x1, fn)
     if x1.ndim != 1:
         raise ValueError(f"wt.{fn}: x1 must be 1-D (a sorted sequence), got shape {x1.shape}")
-    dt, _, device, (x1, x2) = promote((x1, x2), fn)
+    dt, _, device, (x1, x2) = promote(_r.same_device((x1, x2), fn), fn)
     check_kind(dt, "biuf", fn)
     a = cast(x1, dt)
     v = operand(x2, dt, device)
     if sorter is not None:
-        a = _r.gather(a, 0, _sorter(sorter, a.shape[0], fn))
+        a = _r.gather(a, 0, _sorter(_r.same_device((a, sorter), fn)[1], a.shape[0], fn))
     out = _binary_search(a, _r.flatten(v), side)
     return _r.reshape(out, v.shape)
 
 
 def _sorter(sorter, n: int, fn: str) -> Tensor:
-    s = as_tensor(sorter, fn)
+    s = sorter
     check_kind(s.dtype, "iu", fn)
     if s.shape != (n,):
         raise ValueError(f"wt.{fn}: sorter must be 1-D with x1's length {n}, got shape "

@@ -72,7 +72,7 @@ def _check_flags(descending, stable, fn: str) -> None:
             raise TypeError(f"wt.{fn}: {name} must be True or False, got {value!r}")
 
 
-def sort(x, /, *, axis=-1, descending: bool = False, stable: bool = True) -> Tensor:
+def sort(x, /, axis=-1, *, descending: bool = False, stable: bool = True) -> Tensor:
     """Sorted copy of ``x`` along ``axis`` (an int, a negative int or an axis name; None
     flattens).  NaN sorts last (first when descending).  Always stable."""
     _check_flags(descending, stable, "sort")
@@ -80,7 +80,7 @@ def sort(x, /, *, axis=-1, descending: bool = False, stable: bool = True) -> Ten
     return sort_along(x, ax, descending)
 
 
-def argsort(x, /, *, axis=-1, descending: bool = False, stable: bool = True) -> Tensor:
+def argsort(x, /, axis=-1, *, descending: bool = False, stable: bool = True) -> Tensor:
     """Indices (int64) that sort ``x`` along ``axis``; ties keep their original order."""
     _check_flags(descending, stable, "argsort")
     x, ax = _prepare(x, axis, "argsort")

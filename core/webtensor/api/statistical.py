@@ -42,7 +42,7 @@ def _sum_like(op: str, x, axis, dtype, keepdims: bool) -> Tensor:
     x = as_tensor(x, op)
     check_kind(x.dtype, _NUMERIC, op)
     axes = axes_tuple(x, axis, op)
-    acc = _r.accumulation_dtype(x.dtype, dtype, fn)
+    acc = _r.accumulation_dtype(x.dtype, dtype, op)
     weak = x.weak and dtype is None and acc is x.dtype
     return _r.reduce(op, x, axes, keepdims, dtype=acc, weak=weak)
 
@@ -312,7 +312,9 @@ def _quantile_shape(result: Tensor, x: Tensor, axes, q_shape, keepdims: bool) ->
     """``batch + (k,)`` -> ``q_shape + reduced shape`` (with keepdims' 1s)."""
     out_shape = _r.out_shape(x.shape, axes, keepdims)
     front = _r.move_axis(result, result.ndim - 1, 0)
-    return _r.reshape(front, tuple(q_shape) + tuple(out_shape))
+    kept = _r.keep_names(x.names, axes, keepdims)
+    names = None if kept is None else (None,) * len(q_shape) + kept
+    return _r.reshape(front, tuple(q_shape) + tuple(out_shape), names=names)
 
 
 def quantile(x, q, /, axis=None, *, method: str = "linear", keepdims: bool = False) -> Tensor:
@@ -363,7 +365,7 @@ def average(x, /, axis=None, weights=None, returned: bool = False, *, keepdims: 
         scale = _r.reduced_size(x.shape, axes_tuple(x, axis, fn))
         wsum = _r.full(avg.shape, scale, avg.dtype, x.device)
         return (avg, wsum) if returned else avg
-    dt, _, _, (x, w) = promote((x, weights), fn)
+    dt, _, _, (x, w) = promote(_r.same_device((x, weights), fn), fn)
     check_kind(dt, _NUMERIC, fn)
     compute = float_dtype_for(dt)
     x, w = cast(x, compute), cast(w, compute)
@@ -410,8 +412,9 @@ def _uniform_edges(flat: Tensor, bins: int, value_range, fn: str) -> Tensor:
     """``bins + 1`` edges like ``np.linspace(first, last, bins + 1)`` in NumPy's bin dtype."""
     first, last = _range_of(flat, value_range, fn)
     edge_dtype = flat.dtype if flat.dtype.kind == "f" else _d.float64
-    # NumPy computes in the data's float dtype for an autodetected range, else in float64.
-    compute = edge_dtype if value_range is None else _d.float64
+    # NumPy computes in the data's float dtype for a range taken from the data; in float64 for
+    # Python numbers (a given range, or (0, 1) for empty data).
+    compute = edge_dtype if value_range is None and flat.size else _d.float64
     dev = flat.device
     start = from_values([first], (), compute, dev)
     stop = from_values([last], (), compute, dev)
@@ -421,8 +424,8 @@ def _uniform_edges(flat: Tensor, bins: int, value_range, fn: str) -> Tensor:
     return cast(y, edge_dtype)
 
 
-def _array_edges(bins, fn: str) -> Tensor:
-    edges = as_tensor(bins, fn)
+def _array_edges(bins, like: Tensor, fn: str) -> Tensor:
+    edges = _r.same_device((like, bins), fn)[1]
     check_kind(edges.dtype, "iuf", fn)
     if edges.ndim != 1 or edges.shape[0] < 2:
         raise ValueError(f"wt.{fn}: bins given as an array must be 1-D with at least 2 edges, "
@@ -448,7 +451,7 @@ def _bin_counts(flat: Tensor, edges: Tensor, weights, fn: str) -> Tensor:
     if weights is None:
         updates = _r.full(flat.shape, 1, _d.int64, flat.device)
     else:
-        updates = _r.flatten(as_tensor(weights, fn))
+        updates = _r.flatten(_r.same_device((flat, weights), fn)[1])
         if updates.shape != flat.shape:
             raise ValueError(f"wt.{fn}: weights must have the shape of x ({flat.size} "
                              f"elements), got {updates.size}")
@@ -479,7 +482,7 @@ def histogram(x, bins=10, range=None, weights=None, density: bool = False):  # n
             raise ValueError(f"wt.{fn}: bins={bins} must be a positive number of bins")
         edges = _uniform_edges(flat, bins, range, fn)
     else:
-        edges = _array_edges(bins, fn)
+        edges = _array_edges(bins, flat, fn)
     counts = _bin_counts(flat, edges, weights, fn)
     if density:
         compute = float_dtype_for(counts.dtype)

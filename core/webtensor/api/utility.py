@@ -20,6 +20,7 @@ from ._common import (
     broadcast_all,
     check_kind,
     float_dtype_for,
+    operand,
     promote,
 )
 
@@ -32,13 +33,13 @@ def _logical_reduce(op: str, x, axis, keepdims: bool) -> Tensor:
     return _r.reduce(op, cast(x, _d.bool, weak=False), axes, keepdims)
 
 
-def all(x, /, *, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+def all(x, /, axis=None, *, keepdims: bool = False) -> Tensor:  # noqa: A001
     """True where every element along ``axis`` is nonzero (NaN counts as nonzero); True for an
     empty reduction."""
     return _logical_reduce("all", x, axis, keepdims)
 
 
-def any(x, /, *, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+def any(x, /, axis=None, *, keepdims: bool = False) -> Tensor:  # noqa: A001
     """True where some element along ``axis`` is nonzero; False for an empty reduction."""
     return _logical_reduce("any", x, axis, keepdims)
 
@@ -48,8 +49,7 @@ def any(x, /, *, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
 def _edge(value, x: Tensor, axis: int, dtype, weak: bool, fn: str) -> Tensor:
     """``prepend``/``append`` as a tensor to concatenate along ``axis``: a scalar (or 0-d)
     becomes a slab of length 1; anything else must match ``x`` off ``axis``."""
-    t = value if isinstance(value, Tensor) else as_tensor(value, fn)
-    t = cast(t, dtype, weak=weak)
+    t = cast(operand(value, dtype, x.device, weak), dtype, weak=weak)
     if t.ndim == 0:
         shape = list(x.shape)
         shape[axis] = 1
@@ -86,6 +86,7 @@ def diff(x, /, *, axis=-1, n: int = 1, prepend=None, append=None) -> Tensor:
                          f"tensor")
     ax = axis_index(x, axis, fn)
     if prepend is not None or append is not None:
+        x, prepend, append = _r.same_device((x, prepend, append), fn)
         dt, weak, _, _ = promote([x] + [v for v in (prepend, append) if v is not None], fn)
         parts = [cast(x, dt, weak=weak)]
         if prepend is not None:
@@ -106,7 +107,7 @@ def isclose(a, b, /, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool =
     """NumPy's isclose: ``|a - b| <= atol + rtol * |b|`` (not symmetric), infinities equal
     only to themselves, NaN equal to NaN only with ``equal_nan``."""
     fn = "isclose"
-    dt, _, device, (a, b) = promote((a, b), fn)
+    dt, _, device, (a, b) = promote(_r.same_device((a, b), fn), fn)
     check_kind(dt, "biufc", fn)
     compute = float_dtype_for(dt)
     x = a if isinstance(a, Tensor) else _r.full((), a, compute, device)
@@ -129,7 +130,7 @@ def allclose(a, b, /, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool 
 def array_equal(a1, a2, /, equal_nan: bool = False) -> bool:
     """True if both have the same shape and equal elements (a Python bool)."""
     fn = "array_equal"
-    _, _, _, (a1, a2) = promote((a1, a2), fn)
+    _, _, _, (a1, a2) = promote(_r.same_device((a1, a2), fn), fn)
     s1 = a1.shape if isinstance(a1, Tensor) else ()
     s2 = a2.shape if isinstance(a2, Tensor) else ()
     if s1 != s2:

@@ -98,6 +98,49 @@ def float_to_int(vals: list, dt) -> list:
 
 _F32 = struct.Struct("<f")
 _F16 = struct.Struct("<e")
+_D64 = struct.Struct("<d")
+_Q64 = struct.Struct("<Q")
+_EXP64 = 0x7FF0000000000000
+_SIG64 = 0x000FFFFFFFFFFFFF
+
+# NOTE: a narrow NaN is kept as the double NaN with the same sign and its payload in the top
+# bits (what C's float -> double conversion gives a quiet NaN).  The C casts used below quiet
+# signaling NaNs and ``struct``'s half format drops payloads, so NaNs are encoded and decoded
+# by hand, as NumPy's conversions (npy_half, C casts) treat them.
+
+
+def _has_nan(vals: list) -> bool:
+    s = sum(vals)  # NaN if any element is NaN (or inf - inf: a false alarm, handled below)
+    return s != s
+
+
+def _double_bits(x: float) -> int:
+    return _Q64.unpack(_D64.pack(x))[0]
+
+
+def _double(bits: int) -> float:
+    return _D64.unpack(_Q64.pack(bits))[0]
+
+
+def _f32_nan_bits(x: float) -> int:
+    d = _double_bits(x)
+    sig = (d & _SIG64) >> 29
+    return ((d >> 32) & 0x80000000) | 0x7F800000 | (sig or 0x400000)
+
+
+def _f32_bits_nan(b: int) -> float:
+    return _double(((b & 0x80000000) << 32) | _EXP64 | ((b & 0x7FFFFF) << 29))
+
+
+def _f16_nan_bits(x: float) -> int:
+    """NumPy's ``npy_double_to_half`` for a NaN: the top payload bits, kept a NaN."""
+    d = _double_bits(x)
+    sig = (d & _SIG64) >> 42
+    return ((d >> 48) & 0x8000) | 0x7C00 | (sig or 1)
+
+
+def _f16_bits_nan(h: int) -> float:
+    return _double(((h & 0x8000) << 48) | _EXP64 | ((h & 0x3FF) << 42))
 
 
 def r32(x: float) -> float:
@@ -110,6 +153,8 @@ def r32(x: float) -> float:
 
 def r16(x: float) -> float:
     """One float rounded to float16 (nearest even, directly from the double)."""
+    if x != x:
+        return _f16_bits_nan(_f16_nan_bits(x))
     try:
         return _F16.unpack(_F16.pack(x))[0]
     except OverflowError:
@@ -125,23 +170,61 @@ def round_f32(vals: list) -> list:
     return array("f", vals).tolist()
 
 
-def round_f16(vals: list) -> list:
+def f16_bits(vals: list) -> list:
+    """Floats -> float16 bit patterns, rounding to nearest even (overflow -> inf)."""
     n = len(vals)
     try:
-        return list(struct.unpack(f"<{n}e", struct.pack(f"<{n}e", *vals)))
+        bits = list(struct.unpack(f"<{n}H", struct.pack(f"<{n}e", *vals)))
     except OverflowError:
-        return [r16(v) for v in vals]
+        bits = [_H16.unpack(_F16.pack(r16(v)))[0] for v in vals]
+    if _has_nan(vals):
+        for i, v in enumerate(vals):
+            if v != v:
+                bits[i] = _f16_nan_bits(v)
+    return bits
+
+
+def bits_f16(bits: list) -> list:
+    n = len(bits)
+    vals = list(struct.unpack(f"<{n}e", struct.pack(f"<{n}H", *bits)))
+    if _has_nan(vals):
+        for i, h in enumerate(bits):
+            if (h & 0x7C00) == 0x7C00 and h & 0x3FF:
+                vals[i] = _f16_bits_nan(h)
+    return vals
+
+
+def round_f16(vals: list) -> list:
+    if not _has_nan(vals):
+        n = len(vals)
+        try:
+            return list(struct.unpack(f"<{n}e", struct.pack(f"<{n}e", *vals)))
+        except OverflowError:
+            return [r16(v) for v in vals]
+    return bits_f16(f16_bits(vals))
+
+
+_H16 = struct.Struct("<H")
 
 
 def f32_bits(vals: list) -> list:
     """Floats -> their float32 bit patterns (after rounding to float32)."""
-    a = array(_U32, array("f", vals).tobytes())
-    return a.tolist()
+    bits = array(_U32, array("f", vals).tobytes()).tolist()
+    if _has_nan(vals):
+        for i, v in enumerate(vals):
+            if v != v:
+                bits[i] = _f32_nan_bits(v)
+    return bits
 
 
 def bits_f32(bits: list) -> list:
-    """float32 bit patterns -> Python floats."""
-    return array("f", array(_U32, bits).tobytes()).tolist()
+    """float32 bit patterns -> Python floats (signaling NaNs kept signaling)."""
+    vals = array("f", array(_U32, bits).tobytes()).tolist()
+    if _has_nan(vals):
+        for i, b in enumerate(bits):
+            if (b & 0x7F800000) == 0x7F800000 and b & 0x7FFFFF:
+                vals[i] = _f32_bits_nan(b)
+    return vals
 
 
 def bf16_bits(vals: list) -> list:
@@ -218,9 +301,24 @@ def scalar_rounder(dt):
 _KIND_OF_SRC = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
 
 
-def convert(vals: list, src_kind: str, dt) -> list:
+def _signaling_nans(out: list, vals: list, src, dst) -> list:
+    """Signaling NaNs through a float conversion, as NumPy's casts treat them: half -> float
+    and bfloat16 -> float32 move bits (kept signaling), C's float -> double cast quiets."""
+    src, dst = src.real_dtype, dst.real_dtype
+    keep = dst is _d.float32 and src in (_d.float16, _d.bfloat16, _d.float32)
+    quiet = dst is _d.float64 and src in (_d.float32, _d.bfloat16)
+    if not (keep or quiet) or not _has_nan(vals):
+        return out
+    out = list(out)
+    for i, v in enumerate(vals):
+        if v != v:
+            out[i] = v if keep else _double(_double_bits(v) | (1 << 51))
+    return out
+
+
+def convert(vals: list, src_kind: str, dt, src_dt=None) -> list:
     """Values whose Python type is given by ``src_kind`` (b, i/u, f, c) -> canonical values of
-    ``dt`` with webtensor's cast semantics."""
+    ``dt`` with webtensor's cast semantics (``src_dt``: the values' dtype, when known)."""
     sk = _KIND_OF_SRC[src_kind]
     dk = dt.kind
     if dk == "b":
@@ -240,16 +338,19 @@ def convert(vals: list, src_kind: str, dt) -> list:
             vals = [1.0 if v else 0.0 for v in vals]
         elif sk == "i":
             return ints_to_float(vals, dt)
-        return round_float(vals, dt)
+        out = round_float(vals, dt)
+        return out if src_dt is None else _signaling_nans(out, vals, src_dt, dt)
     # complex
     part = dt.real_dtype
     if sk == "c":
-        if part is _d.float64:
-            return list(vals)
-        re = round_f32([v.real for v in vals])
-        im = round_f32([v.imag for v in vals])
+        re, im = [v.real for v in vals], [v.imag for v in vals]
+        if part is _d.float32:
+            re, im = round_f32(re), round_f32(im)
+        if src_dt is not None:
+            re = _signaling_nans(re, [v.real for v in vals], src_dt, part)
+            im = _signaling_nans(im, [v.imag for v in vals], src_dt, part)
         return [complex(r, i) for r, i in zip(re, im)]
-    return [complex(r, 0.0) for r in convert(vals, sk, part)]
+    return [complex(r, 0.0) for r in convert(vals, sk, part, src_dt)]
 
 
 def _py_kind(v) -> str:
@@ -295,15 +396,19 @@ def from_python(values, dt) -> list:
 # -- bytes (NumPy's layout: little endian, bool one byte, complex as pairs) ----------------------------
 
 def to_bytes(vals: list, dt) -> bytes:
+    """Canonical values of ``dt`` -> NumPy's bytes (NaN payloads kept)."""
     if dt is _d.bool:
         return bytes(vals)
     if dt is _d.float16:
-        return struct.pack(f"<{len(vals)}e", *vals)
-    if dt is _d.bfloat16:
-        a = array(_U16, bf16_bits(vals))
-    elif dt.kind == "c":
-        a = array("f" if dt is _d.complex64 else "d",
-                  [p for z in vals for p in (z.real, z.imag)])
+        a = array(_U16, f16_bits(vals))
+    elif dt is _d.bfloat16:
+        a = array(_U16, [b >> 16 for b in f32_bits(vals)])  # exact: stored values are bf16
+    elif dt is _d.float32:
+        a = array(_U32, f32_bits(vals))
+    elif dt is _d.complex64:
+        a = array(_U32, f32_bits([p for z in vals for p in (z.real, z.imag)]))
+    elif dt is _d.complex128:
+        a = array("d", [p for z in vals for p in (z.real, z.imag)])
     else:
         a = array(_CODES[dt], vals)
     if _BIG:
@@ -318,20 +423,24 @@ def from_bytes(data, dt) -> list:
                          f"elements ({dt.itemsize} bytes each)")
     if dt is _d.bool:
         return [b != 0 for b in data]
-    if dt is _d.float16:
-        return list(struct.unpack(f"<{len(data) // 2}e", data))
-    if dt is _d.bfloat16:
+    if dt.itemsize == 2 and dt.kind == "f":
         a = array(_U16)
-    elif dt.kind == "c":
-        a = array("f" if dt is _d.complex64 else "d")
+    elif dt in (_d.float32, _d.complex64):
+        a = array(_U32)
+    elif dt is _d.complex128:
+        a = array("d")
     else:
         a = array(_CODES[dt])
     a.frombytes(data)
     if _BIG:
         a.byteswap()
-    if dt is _d.bfloat16:
-        return bits_bf16(a.tolist())
     vals = a.tolist()
+    if dt is _d.float16:
+        return bits_f16(vals)
+    if dt is _d.bfloat16:
+        return bits_bf16(vals)
+    if dt in (_d.float32, _d.complex64):
+        vals = bits_f32(vals)
     if dt.kind == "c":
         return [complex(r, i) for r, i in zip(vals[0::2], vals[1::2])]
     return vals

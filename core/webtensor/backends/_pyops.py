@@ -402,13 +402,64 @@ def _cnan(z):
     return complex(DNAN, DNAN)
 
 
+def _big_cosh_sinh(x):
+    """(cosh x, sinh x) with overflow to infinity."""
+    try:
+        return math.cosh(x), math.sinh(x)
+    except OverflowError:
+        return INF, _copysign(INF, x)
+
+
+def _mul0(big, small):
+    """``big * small`` where an exact zero ``small`` keeps the sign product (C99's inf * 0)."""
+    if small == 0:
+        return _copysign(0.0, small) if big > 0 else -_copysign(0.0, small)
+    return big * small
+
+
+def _csinh_special(z):
+    ch, sh = _big_cosh_sinh(z.real)
+    return complex(_mul0(sh, math.cos(z.imag)) if z.imag else sh, _mul0(ch, math.sin(z.imag)))
+
+
+def _ccosh_special(z):
+    ch, sh = _big_cosh_sinh(z.real)
+    return complex(_mul0(ch, math.cos(z.imag)), _mul0(sh, math.sin(z.imag)) if z.imag else
+                   _copysign(0.0, z.real) * z.imag if z.imag == 0 else 0.0)
+
+
+def _csin_special(z):
+    # sin(z) = -i sinh(iz)
+    w = _csinh_special(complex(-z.imag, z.real))
+    return complex(w.imag, -w.real)
+
+
+def _ccos_special(z):
+    # cos(z) = cosh(iz)
+    return _ccosh_special(complex(-z.imag, z.real))
+
+
+def _catanh_special(z):
+    """The poles: atanh(+-1 + 0i) = +-inf + 0i."""
+    if z.imag == 0 and abs(z.real) == 1:
+        return complex(_copysign(INF, z.real), z.imag)
+    return complex(DNAN, DNAN)
+
+
+def _catan_special(z):
+    # atan(z) = -i atanh(iz)
+    w = _catanh_special(complex(-z.imag, z.real))
+    return complex(w.imag, -w.real)
+
+
 _CMATH = {
     "exp": (cmath.exp, _cexp_special), "log": (cmath.log, _clog_special),
-    "sin": (cmath.sin, _cnan), "cos": (cmath.cos, _cnan), "tan": (cmath.tan, _cnan),
-    "asin": (cmath.asin, _cnan), "acos": (cmath.acos, _cnan), "atan": (cmath.atan, _cnan),
-    "sinh": (cmath.sinh, _cnan), "cosh": (cmath.cosh, _cnan), "tanh": (cmath.tanh, _cnan),
+    "sin": (cmath.sin, _csin_special), "cos": (cmath.cos, _ccos_special),
+    "tan": (cmath.tan, _cnan), "asin": (cmath.asin, _cnan), "acos": (cmath.acos, _cnan),
+    "atan": (cmath.atan, _catan_special), "sinh": (cmath.sinh, _csinh_special),
+    "cosh": (cmath.cosh, _ccosh_special), "tanh": (cmath.tanh, _cnan),
     "asinh": (cmath.asinh, _cnan), "acosh": (cmath.acosh, _cnan),
-    "atanh": (cmath.atanh, _cnan),
+    "atanh": (cmath.atanh, _catanh_special),
 }
 _LOG2E = 1.442695040888963407359924681001892137
 _LOG10E = 0.434294481903251827651128918916605082
@@ -440,8 +491,12 @@ def _clog_scaled_special(factor):
     return fn
 
 
-_CMATH["expm1"] = (_cexpm1, _cnan)
-_CMATH["log1p"] = (_clog1p, _cnan)
+def _clog1p_special(z):
+    return complex(-INF, math.atan2(z.imag, z.real + 1))
+
+
+_CMATH["expm1"] = (_cexpm1, _cexp_special)
+_CMATH["log1p"] = (_clog1p, _clog1p_special)
 _CMATH["log2"] = (_clog_scaled(_LOG2E), _clog_scaled_special(_LOG2E))
 _CMATH["log10"] = (_clog_scaled(_LOG10E), _clog_scaled_special(_LOG10E))
 

@@ -68,7 +68,11 @@ def to_compute(a: np.ndarray, dt) -> np.ndarray:
 
 def from_compute(values: np.ndarray, dt) -> np.ndarray:
     """Values of any NumPy dtype -> storage array of ``dt`` with webtensor's cast semantics."""
-    values = np.asarray(values)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf is the defined result
+        return _from_compute(np.asarray(values), dt)
+
+
+def _from_compute(values: np.ndarray, dt) -> np.ndarray:
     src = values.dtype.kind
     if dt is _d.bfloat16:
         if src == "c":
@@ -464,6 +468,8 @@ class NumpyBackend(Backend):
         buf = x._data
         if x._dense or (x.offset == 0 and len(buf) == x.size and x.is_contiguous):
             return buf.reshape(x.shape)
+        if x.size == 0:
+            return buf[:0].reshape(x.shape)
         item = buf.itemsize
         return np.ndarray(x.shape, buf.dtype, buffer=buf, offset=x.offset * item,
                           strides=tuple(s * item for s in x.strides))
@@ -542,9 +548,12 @@ class NumpyBackend(Backend):
             return
         else:
             vals = float(start) + float(step) * np.arange(n, dtype=np.float64)
-        self.store(out, vals)
+        self.store(out, vals.reshape(out.shape))
 
     def cast(self, out, x):
+        if x.dtype is out.dtype:
+            self.copy(out, x)
+            return
         self.store(out, self.values(x))
 
     # -- elementwise -----------------------------------------------------------------------------

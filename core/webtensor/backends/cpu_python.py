@@ -301,7 +301,10 @@ class PythonBackend(Backend):
         _store(out, vals, kind)
 
     def cast(self, out, x):
-        _store(out, _read(x), x.dtype.kind)
+        if x.dtype is out.dtype:
+            _write(out, _read(x))
+            return
+        _write(out, _c.convert(_read(x), x.dtype.kind, out.dtype, x.dtype))
 
     # -- elementwise -----------------------------------------------------------------------------
     def unary(self, op, out, x):

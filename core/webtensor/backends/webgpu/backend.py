@@ -1,0 +1,502 @@
+"""The WebGPU device's backend: tensors in GPU storage buffers, primitives as WGSL kernels.
+
+A buffer holds exactly NumPy's bytes for the dtype (padded to whole 4-byte words), so uploads,
+downloads and ``to_bytes`` are memcpy.  A primitive runs natively when a kernel exists for its
+op and dtypes (``exprs.py`` tables, ``kernels.py`` storages): the views are collapsed, the
+parameters packed and one dispatch is recorded with the driver.  Everything else is routed to
+the CPU device's backend transparently (download the inputs, compute, upload the result), so
+every op and dtype is correct; ``capabilities()`` and ``device_info()`` say which run where.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import Counter
+
+from ... import dtypes as _d
+from ... import ops as _ops
+from ...tensor import Tensor
+from ..base import Backend
+from . import exprs, kernels
+from .kernels import RAW, Params
+
+# dtypes whose values WGSL computes with directly (bool: one byte each, packed 4 per word).
+NATIVE = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool"}
+
+_ROUTED_ONLY = ("reduce", "arg_reduce", "scan", "matmul", "gather", "scatter", "sort", "argsort",
+                "random_bits")
+
+
+class GPUBuffer:
+    """A tensor's device buffer; its GPU memory goes back to the pool when this object is
+    collected.  ``nbytes`` is the tensor data, ``size`` the allocation (whole words)."""
+
+    __slots__ = ("handle", "nbytes", "size", "__weakref__")
+
+    def __init__(self, handle, nbytes: int, size: int):
+        self.handle = handle
+        self.nbytes = nbytes
+        self.size = size
+
+    def __repr__(self) -> str:
+        return f"<GPUBuffer {self.nbytes} bytes>"
+
+
+def _bucket(nbytes: int) -> int:
+    """Allocation size for ``nbytes``: 256-byte steps up to 4 KiB, then eighths of a power of
+    two up to 16 MiB (so freed buffers fit later requests of similar size), then exact words
+    (big buffers must stay within the binding limit)."""
+    if nbytes <= 4096:
+        return max(256, -(-nbytes // 256) * 256)
+    if nbytes > 16 << 20:
+        return (nbytes + 3) & ~3
+    step = 1 << (nbytes.bit_length() - 4)
+    return -(-nbytes // step) * step
+
+
+def _cpu():
+    from ...device import cpu
+
+    return cpu
+
+
+def _fresh(t: Tensor) -> bool:
+    """``t`` is a whole C-contiguous buffer from offset 0 (what ``empty`` returns)."""
+    return t.offset == 0 and t.is_contiguous
+
+
+class WebGPUBackend(Backend):
+    name = "webgpu"
+
+    def __init__(self, driver=None):
+        if driver is None:
+            from .native import NativeDriver
+            from .probe import probe
+
+            driver = NativeDriver(probe().adapter)
+        self.driver = driver
+        self._max_buffer = driver.limits["max-buffer-size"]
+        self._max_binding = driver.limits["max-storage-buffer-binding-size"]
+        self._live = 0
+        self._live_bytes = 0
+        self._peak_bytes = 0
+        self._garbage: list = []
+        self._pool: dict[int, list] = {}
+        self._pool_bytes = 0
+        self.routed: Counter = Counter()
+
+    # -- memory ----------------------------------------------------------------------------------
+    # Freed buffers wait in a pool keyed by allocation size (at most POOL_BYTES), so loops that
+    # allocate the same shapes reuse buffers and bind groups.  Reuse is safe while recorded work
+    # still reads the old contents: dispatches run in order, and writes flush first.
+    POOL_BYTES = 64 << 20
+
+    def _new_buffer(self, nbytes: int) -> GPUBuffer:
+        if nbytes > self._max_buffer:
+            raise MemoryError(
+                f"webgpu: a tensor of {nbytes} bytes exceeds the device's maxBufferSize limit of "
+                f"{self._max_buffer} bytes ({self._max_buffer >> 20} MiB); split it or use the "
+                f"cpu device")
+        self._collect()
+        size = _bucket(nbytes)
+        free = self._pool.get(size)
+        if free:
+            handle = free.pop()
+            self._pool_bytes -= size
+        else:
+            handle = self.driver.create_buffer(size)
+        buf = GPUBuffer(handle, nbytes, size)
+        self._live += 1
+        self._live_bytes += size
+        self._peak_bytes = max(self._peak_bytes, self._live_bytes)
+        weakref.finalize(buf, self._release, handle, size).atexit = False
+        return buf
+
+    def _release(self, handle, size: int) -> None:
+        # Runs from the garbage collector, possibly inside a driver call: only queue the handle.
+        self._live -= 1
+        self._live_bytes -= size
+        self._garbage.append((handle, size))
+
+    def _collect(self) -> None:
+        while self._garbage:
+            handle, size = self._garbage.pop()
+            if self._pool_bytes + size <= self.POOL_BYTES:
+                self._pool.setdefault(size, []).append(handle)
+                self._pool_bytes += size
+            else:
+                self.driver.destroy_buffer(handle)
+
+    def empty_pool(self) -> None:
+        """Give every pooled (free) buffer back to the driver."""
+        self._collect()
+        for handles in self._pool.values():
+            for handle in handles:
+                self.driver.destroy_buffer(handle)
+        self._pool.clear()
+        self._pool_bytes = 0
+
+    def memory_stats(self) -> dict:
+        """Live GPU buffers and bytes (tensors not yet garbage-collected), the free pool, the
+        peak, and the driver's counters."""
+        self._collect()
+        return {"live_buffers": self._live, "live_bytes": self._live_bytes,
+                "pooled_buffers": sum(map(len, self._pool.values())),
+                "pooled_bytes": self._pool_bytes, "peak_bytes": self._peak_bytes,
+                **self.driver.stats()}
+
+    def _read(self, buf: GPUBuffer, start: int, nbytes: int) -> bytes:
+        if nbytes == 0:
+            return b""
+        lo = start & ~3
+        hi = (start + nbytes + 3) & ~3
+        raw = self.driver.read_buffer(buf.handle, lo, hi - lo)
+        return raw[start - lo:start - lo + nbytes]
+
+    def _write(self, buf: GPUBuffer, start: int, data: bytes) -> None:
+        end = start + len(data)
+        if not data:
+            return
+        lo = start & ~3
+        hi = (end + 3) & ~3
+        head = self._read(buf, lo, start - lo) if start != lo else b""
+        tail = b""
+        if hi != end:
+            tail = bytes(hi - end) if end >= buf.nbytes else self._read(buf, end, hi - end)
+        self._collect()
+        self.driver.write_buffer(buf.handle, lo, head + bytes(data) + tail)
+
+    def alloc(self, dtype, size):
+        return self._new_buffer(size * dtype.itemsize)
+
+    def from_bytes(self, dtype, data):
+        data = bytes(data)
+        buf = self._new_buffer(len(data))
+        self._write(buf, 0, data)
+        return buf
+
+    def to_bytes(self, x) -> bytes:
+        n = x.size * x.dtype.itemsize
+        if n == 0:
+            return b""
+        if x.is_contiguous:
+            return self._read(x._data, x.offset * x.dtype.itemsize, n)
+        out = self._empty_like(x)
+        self.copy(out, x)
+        return self._read(out._data, 0, n)
+
+    def from_values(self, dtype, values):
+        cpu = _cpu()
+        values = values if isinstance(values, list) else list(values)
+        t = Tensor._wrap(cpu.backend.from_values(dtype, values), (len(values),), dtype, cpu)
+        return self.from_bytes(dtype, cpu.backend.to_bytes(t))
+
+    def to_values(self, x) -> list:
+        return _cpu().backend.to_values(self._to_cpu(x))
+
+    def _empty_like(self, x) -> Tensor:
+        return Tensor._wrap(self.alloc(x.dtype, x.size), x.shape, x.dtype, x.device)
+
+    # -- dispatch --------------------------------------------------------------------------------
+    def _fits(self, *tensors) -> bool:
+        return all(t._data.size <= self._max_binding for t in tensors)
+
+    def _dispatch(self, kernel, buffers, params: Params, threads: int) -> None:
+        self._collect()
+        pipeline = self.driver.create_pipeline(kernel.wgsl, "main", kernel.n_in, kernel.n_out,
+                                               kernel.uniform_size)
+        self.driver.dispatch(pipeline, [b.handle for b in buffers], params.pack(kernel),
+                             kernels.groups_for(threads))
+
+    def _unaliased(self, out, inputs) -> list:
+        """Inputs sharing ``out``'s buffer are copied first (WebGPU forbids binding a buffer as
+        both input and output of one dispatch)."""
+        return [self._materialize(t) if t._data is out._data else t for t in inputs]
+
+    def _materialize(self, x) -> Tensor:
+        out = self._empty_like(x)
+        self.copy(out, x)
+        return out
+
+    def _map(self, expr: str, out, inputs, storages, out_storage: str) -> None:
+        """``out = expr(inputs)`` elementwise; ``out`` fresh, inputs any views of its shape."""
+        n = out.size
+        inputs = self._unaliased(out, inputs)
+        shape, strides = kernels.collapse(out.shape, [t.strides for t in inputs])
+        modes = tuple((s, kernels.is_contiguous_1d(shape, st))
+                      for s, st in zip(storages, strides))
+        threads = -(-n // kernels.STORAGE[out_storage].per_word)
+        slots = 4 + len(shape) + len(inputs) * (len(shape) + 1)
+        kernel = kernels.map_kernel(expr, out_storage, modes, slots)
+        params = Params(n, threads, shape, [(t.offset, st) for t, st in zip(inputs, strides)])
+        self._dispatch(kernel, [t._data for t in inputs] + [out._data], params, threads)
+
+    def _native_ok(self, out, *inputs) -> bool:
+        return _fresh(out) and self._fits(out, *inputs)
+
+    # -- routing to the CPU ----------------------------------------------------------------------
+    def _to_cpu(self, x) -> Tensor:
+        """The view ``x`` as a contiguous tensor on the CPU device."""
+        cpu = _cpu()
+        return Tensor._wrap(cpu.backend.from_bytes(x.dtype, self.to_bytes(x)), x.shape, x.dtype,
+                            cpu)
+
+    def _whole_to_cpu(self, x) -> Tensor:
+        """``x``'s whole buffer on the CPU device, viewed with ``x``'s geometry."""
+        cpu = _cpu()
+        raw = self._read(x._data, 0, x._data.nbytes)
+        data = cpu.backend.from_bytes(x.dtype, raw)
+        return Tensor._wrap(data, x.shape, x.dtype, cpu, strides=x.strides, offset=x.offset)
+
+    def _route(self, prim: str, args: tuple, out_at: int, in_place: bool = False) -> None:
+        """Run primitive ``prim`` on the CPU backend; ``args[out_at]`` is the GPU output
+        (``in_place``: its current contents matter, as for scatter and assign)."""
+        cpu = _cpu()
+        out = args[out_at]
+        dtype = next((a.dtype for i, a in enumerate(args)
+                      if isinstance(a, Tensor) and i != out_at), out.dtype)
+        self.routed[(prim, dtype.name)] += 1
+        if out.size == 0 and not in_place:
+            return
+        converted = []
+        for i, a in enumerate(args):
+            if i == out_at:
+                if in_place:
+                    a = self._whole_to_cpu(a)
+                else:
+                    a = Tensor._wrap(cpu.backend.alloc(a.dtype, a.size), a.shape, a.dtype, cpu)
+                cpu_out = a
+            elif isinstance(a, Tensor):
+                a = self._to_cpu(a)
+            converted.append(a)
+        getattr(cpu.backend, prim)(*converted)
+        if in_place:
+            whole = Tensor._wrap(cpu_out._data, (out._data.nbytes // out.dtype.itemsize,),
+                                 out.dtype, cpu)
+            self._write(out._data, 0, cpu.backend.to_bytes(whole))
+        elif _fresh(out):
+            self._write(out._data, 0, cpu.backend.to_bytes(cpu_out))
+        else:
+            tmp = Tensor._wrap(self.from_bytes(out.dtype, cpu.backend.to_bytes(cpu_out)),
+                               out.shape, out.dtype, out.device)
+            self.assign(out, tmp)
+
+    # -- data movement ---------------------------------------------------------------------------
+    def copy(self, out, x):
+        if out.size == 0:
+            return
+        if not _fresh(out):
+            self.assign(out, x)
+            return
+        eb = x.dtype.itemsize
+        if not self._fits(out, x):
+            self._route("copy", (out, x), 0)
+        elif eb <= 4:
+            self._map("a", out, [x], [RAW[eb]], RAW[eb])
+        else:
+            x = self._unaliased(out, [x])[0]
+            words = eb // 4
+            shape, (st,) = kernels.collapse(x.shape, [x.strides])
+            slots = 4 + 2 * len(shape) + 1
+            kernel = kernels.copy_wide_kernel(words, kernels.is_contiguous_1d(shape, st), slots)
+            threads = out.size * words
+            self._dispatch(kernel, [x._data, out._data],
+                           Params(out.size, threads, shape, [(x.offset, st)]), threads)
+
+    def assign(self, target, x):
+        n = target.size
+        if n == 0:
+            return
+        if not self._fits(target, x):
+            self._route("assign", (target, x), 0, in_place=True)
+            return
+        x = self._unaliased(target, [x])[0]
+        eb = target.dtype.itemsize
+        shape, (sx, st) = kernels.collapse(target.shape, [x.strides, target.strides])
+        contiguous_src = kernels.is_contiguous_1d(shape, sx)
+        if eb >= 4:
+            words = eb // 4
+            slots = 4 + len(shape) + 2 * (len(shape) + 1)
+            kernel = kernels.assign_kernel(words, contiguous_src, slots)
+            params = Params(n, n * words, shape, [(x.offset, sx), (target.offset, st)])
+            self._dispatch(kernel, [x._data, target._data], params, n * words)
+            return
+        inverse = _inverse_view(shape, st, target.offset)
+        if inverse is None:
+            self._route("assign", (target, x), 0, in_place=True)
+            return
+        first, span, dims = inverse
+        per = 4 // eb
+        first_word = first // per
+        threads = (first + span - 1) // per - first_word + 1
+        params = Params(n, threads, shape, [(x.offset, sx)])
+        params.add(first, span, first_word, len(dims))
+        for d in dims:
+            params.add(*d)
+        kernel = kernels.assign_packed_kernel(RAW[eb], contiguous_src, len(params.words))
+        self._dispatch(kernel, [x._data, target._data], params, threads)
+
+    def fill(self, out, value):
+        if out.size == 0:
+            return
+        if not self._native_ok(out):
+            self._route("fill", (out, value), 0)
+            return
+        cpu = _cpu()
+        one = Tensor._wrap(cpu.backend.from_values(out.dtype, [value]), (1,), out.dtype, cpu)
+        pattern = cpu.backend.to_bytes(one)
+        if len(pattern) < 4:
+            pattern = pattern * (4 // len(pattern))
+        words = [int.from_bytes(pattern[i:i + 4], "little") for i in range(0, len(pattern), 4)]
+        threads = -(-out.size * out.dtype.itemsize // 4)
+        params = Params(out.size, threads)
+        params.add(*words)
+        self._dispatch(kernels.fill_kernel(len(words)), [out._data], params, threads)
+
+    def iota(self, out, start, step):
+        ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, step))
+        if out.dtype in (_d.int32, _d.uint32) and ints and self._native_ok(out):
+            if out.size == 0:
+                return
+            params = Params(out.size, out.size)
+            params.add(start & 0xFFFFFFFF, step & 0xFFFFFFFF)
+            self._dispatch(kernels.iota_kernel(), [out._data], params, out.size)
+            return
+        self._route("iota", (out, start, step), 0)
+
+    def cast(self, out, x):
+        if x.dtype is out.dtype:
+            self.copy(out, x)
+            return
+        src, dst = NATIVE.get(x.dtype), NATIVE.get(out.dtype)
+        expr = exprs.CAST.get((src, dst))
+        if expr is not None and self._native_ok(out, x):
+            if out.size:
+                self._map(expr, out, [x], [src], dst)
+            return
+        self._route("cast", (out, x), 0)
+
+    # -- elementwise -----------------------------------------------------------------------------
+    def unary(self, op, out, x):
+        t = NATIVE.get(x.dtype)
+        expr = exprs.UNARY.get(op, {}).get(t)
+        dst = NATIVE.get(out.dtype)
+        if expr is not None and dst is not None and self._native_ok(out, x):
+            if out.size:
+                self._map(expr, out, [x], [t], dst)
+            return
+        if op not in _ops.ELEMENTWISE:
+            raise ValueError(f"unary: unknown op {op!r}")
+        self._route("unary", (op, out, x), 1)
+
+    def binary(self, op, out, a, b):
+        t = NATIVE.get(a.dtype)
+        expr = exprs.BINARY.get(op, {}).get(t)
+        dst = NATIVE.get(out.dtype)
+        if expr is not None and dst is not None and b.dtype is a.dtype \
+                and self._native_ok(out, a, b):
+            if out.size:
+                self._map(expr, out, [a, b], [t, t], dst)
+            return
+        if op not in _ops.ELEMENTWISE:
+            raise ValueError(f"binary: unknown op {op!r}")
+        self._route("binary", (op, out, a, b), 1)
+
+    def where(self, out, cond, a, b):
+        eb = out.dtype.itemsize
+        if eb <= 4 and cond.dtype is _d.bool and self._native_ok(out, cond, a, b):
+            if out.size:
+                self._map(exprs.WHERE, out, [cond, a, b], ["bool", RAW[eb], RAW[eb]], RAW[eb])
+            return
+        self._route("where", (out, cond, a, b), 0)
+
+    # -- routed to the CPU in this version -------------------------------------------------------
+    def reduce(self, op, out, x, axes):
+        self._route("reduce", (op, out, x, axes), 1)
+
+    def arg_reduce(self, op, out, x, axis):
+        self._route("arg_reduce", (op, out, x, axis), 1)
+
+    def scan(self, op, out, x, axis):
+        self._route("scan", (op, out, x, axis), 1)
+
+    def matmul(self, out, a, b):
+        self._route("matmul", (out, a, b), 0)
+
+    def gather(self, out, x, axis, indices):
+        self._route("gather", (out, x, axis, indices), 0)
+
+    def scatter(self, op, out, axis, indices, updates):
+        self._route("scatter", (op, out, axis, indices, updates), 1, in_place=True)
+
+    def sort(self, out, x, axis, descending):
+        self._route("sort", (out, x, axis, descending), 0)
+
+    def argsort(self, out, x, axis, descending):
+        self._route("argsort", (out, x, axis, descending), 0)
+
+    def random_bits(self, out, key, counter):
+        self._route("random_bits", (out, key, counter), 0)
+
+    # -- introspection ---------------------------------------------------------------------------
+    def capabilities(self) -> dict[str, dict[str, str]]:
+        """``{primitive: {dtype name: "native" | "cpu" | "partial (k/n ops)"}}``."""
+        table: dict[str, dict[str, str]] = {}
+        for dt in _d.all_dtypes:
+            t = NATIVE.get(dt)
+            row = {
+                "copy": "native", "assign": "native", "fill": "native",
+                "iota": "native" if dt in (_d.int32, _d.uint32) else "cpu",
+                "cast": "native" if t else "cpu",
+                "where": "native" if dt.itemsize <= 4 else "cpu",
+                "unary": _coverage(exprs.UNARY, _ops.UNARY, dt, t),
+                "binary": _coverage(exprs.BINARY, _ops.BINARY, dt, t),
+                **dict.fromkeys(_ROUTED_ONLY, "cpu"),
+            }
+            for prim, status in row.items():
+                table.setdefault(prim, {})[dt.name] = status
+        return table
+
+    def device_info(self) -> dict:
+        caps = self.capabilities()
+        dtypes = {dt.name: "native" if dt in NATIVE else "cpu" for dt in _d.all_dtypes}
+        return {
+            "device": "webgpu",
+            "driver": self.driver.name,
+            "adapter": dict(self.driver.adapter_info),
+            "limits": dict(self.driver.limits),
+            "features": sorted(self.driver.features),
+            "dtypes": dtypes,
+            "primitives": caps,
+            "routed_calls": {f"{p}:{d}": n for (p, d), n in sorted(self.routed.items())},
+        }
+
+
+def _coverage(table, ops, dt, t) -> str:
+    """How many of the ops this dtype reaches a backend with have a native expression."""
+    applicable = [op.name for op in ops if dt.kind in op.kinds
+                  and not (op.result == "float" and dt.kind in "biu")]
+    if not applicable:
+        return "n/a"
+    native = sum(1 for name in applicable if t is not None and t in table.get(name, {}))
+    if native == len(applicable):
+        return "native"
+    return "cpu" if native == 0 else f"partial ({native}/{len(applicable)} ops)"
+
+
+def _inverse_view(shape, strides, offset):
+    """For a packed-target assignment: (first element, span, dims) where dims are
+    (|stride|, size, flipped, C-order multiplier) sorted by |stride|, or None when the view's
+    dims are not nested (each |stride| larger than the extent of the smaller ones)."""
+    cmul = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        cmul[d] = cmul[d + 1] * shape[d + 1]
+    first = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+    dims = sorted(((abs(s), n, int(s < 0), m) for n, s, m in zip(shape, strides, cmul)),
+                  reverse=True)
+    extent = 0
+    for step, n, _flip, _m in reversed(dims):
+        if step == 0 or step <= extent:
+            return None
+        extent += (n - 1) * step
+    return first, extent + 1, dims

@@ -1,0 +1,231 @@
+"""WGSL kernels: the templates in ``shaders/`` filled in for one op, dtype and view layout.
+
+A ``Kernel`` is WGSL text plus its binding signature; the driver compiles and caches it by text.
+Every buffer is bound as ``array<u32>`` and elements are loaded/stored by a ``Storage`` (how a
+dtype's value sits in the words: one f32/i32/u32 per word, four bytes or two halves per word).
+Kernel parameters travel in the uniform block described in ``shaders/params.wgsl``; ``Params``
+builds its bytes.  Helper libraries (``prelude``, ``int32``, ``float32``) are included when the
+generated code calls one of their functions.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from string import Template
+
+SHADERS = Path(__file__).resolve().parents[2] / "shaders"
+WORKGROUP = 64
+_LIBRARIES = ("prelude", "int32", "float32")
+
+
+@cache
+def source(name: str) -> str:
+    return (SHADERS / f"{name}.wgsl").read_text()
+
+
+@cache
+def _functions(name: str) -> frozenset[str]:
+    return frozenset(re.findall(r"\bfn\s+(\w+)", source(name)))
+
+
+def _calls(text: str) -> set[str]:
+    return set(re.findall(r"\b(\w+)\s*\(", text))
+
+
+def _with_libraries(text: str) -> str:
+    """``text`` followed by every helper library it needs (transitively)."""
+    used: list[str] = []
+    pending = _calls(text)
+    changed = True
+    while changed:
+        changed = False
+        for lib in _LIBRARIES:
+            if lib not in used and pending & _functions(lib):
+                used.append(lib)
+                pending |= _calls(source(lib))
+                changed = True
+    return "\n".join([text] + [source(lib) for lib in _LIBRARIES if lib in used])
+
+
+@dataclass(frozen=True)
+class Storage:
+    """How elements of one kind sit in ``array<u32>``: WGSL value type, elements per word, load
+    of element ``{idx}`` from buffer ``{buf}``, and the low bits of value ``{v}`` to store."""
+
+    name: str
+    wgsl_type: str
+    per_word: int
+    load: str
+    store: str
+
+    @property
+    def bits(self) -> int:
+        return 32 // self.per_word
+
+
+STORAGE = {s.name: s for s in (
+    Storage("f32", "f32", 1, "bitcast<f32>({buf}[{idx}])", "bitcast<u32>({v})"),
+    Storage("i32", "i32", 1, "bitcast<i32>({buf}[{idx}])", "bitcast<u32>({v})"),
+    Storage("u32", "u32", 1, "{buf}[{idx}]", "{v}"),
+    Storage("bool", "bool", 4, "((({buf}[{idx} >> 2u] >> (({idx} & 3u) * 8u)) & 0xffu) != 0u)",
+            "select(0u, 1u, {v})"),
+    Storage("u8", "u32", 4, "(({buf}[{idx} >> 2u] >> (({idx} & 3u) * 8u)) & 0xffu)", "{v}"),
+    Storage("u16", "u32", 2, "(({buf}[{idx} >> 1u] >> (({idx} & 1u) * 16u)) & 0xffffu)", "{v}"),
+)}
+
+# Raw storage by element size, for kernels that only move bits (copy, where, assign).
+RAW = {1: "u8", 2: "u16", 4: "u32"}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    wgsl: str
+    n_in: int
+    n_out: int
+    uniform_size: int  # bytes
+
+
+def _uniform_vec4s(slots: int) -> int:
+    """Uniform blocks come in 256-byte steps (so few distinct kernel texts)."""
+    return 16 * max(1, -(-slots // 64))
+
+
+def _header(n_in: int, n_out: int, vec4s: int) -> str:
+    lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;"]
+    for i in range(n_in):
+        lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<u32>;")
+    for i in range(n_out):
+        lines.append(f"@group(0) @binding({n_in + i + 1}) var<storage, read_write> out{i}: "
+                     f"array<u32>;")
+    return "\n".join(lines) + "\n\n" + source("params")
+
+
+def _render(template: str, n_in: int, n_out: int, slots: int, **fields) -> Kernel:
+    vec4s = _uniform_vec4s(slots)
+    text = Template(source(template)).substitute(
+        header=_header(n_in, n_out, vec4s), wg=WORKGROUP, n_in=n_in,
+        n_out_binding=n_in + 1, **fields)
+    return Kernel(_with_libraries(text), n_in, n_out, vec4s * 16)
+
+
+def _index_fn(contiguous: bool) -> str:
+    return "contiguous_index" if contiguous else "strided_index"
+
+
+@lru_cache(maxsize=4096)
+def map_kernel(expr: str, out: str, ins: tuple[tuple[str, bool], ...], slots: int) -> Kernel:
+    """``out0 = expr`` over inputs ``ins`` = ((storage name, contiguous?), ...).
+
+    ``expr`` names the inputs ``a``, ``b``, ``c``; it is wrapped in ``fn op``.
+    """
+    so = STORAGE[out]
+    names = "abc"
+    params = ", ".join(f"{names[j]}: {STORAGE[s].wgsl_type}" for j, (s, _) in enumerate(ins))
+    loads = []
+    for j, (s, contiguous) in enumerate(ins):
+        idx = f"i{j}"
+        loads.append(f"let {idx} = {_index_fn(contiguous)}(i, {j}u);")
+        loads.append(f"let v{j} = {STORAGE[s].load.format(buf=f'in{j}', idx=idx)};")
+    call = "op(" + ", ".join(f"v{j}" for j in range(len(ins))) + ")"
+    if so.per_word == 1:
+        body = ["let i = t;", *loads, f"out0[t] = {so.store.format(v=call)};"]
+    else:
+        inner = [*loads, f"word = word | ({so.store.format(v=call)} << (j * {so.bits}u));"]
+        body = ["var word = 0u;",
+                f"for (var j = 0u; j < {so.per_word}u; j = j + 1u) {{",
+                f"    let i = t * {so.per_word}u + j;",
+                "    if (i < prm(1u)) {",
+                *("        " + line for line in inner),
+                "    }",
+                "}",
+                "out0[t] = word;"]
+    return _render("map", len(ins), 1, slots, op_params=params, out_type=so.wgsl_type,
+                   expr=expr, body="\n".join("    " + line for line in body))
+
+
+@lru_cache(maxsize=256)
+def copy_wide_kernel(words: int, contiguous: bool, slots: int) -> Kernel:
+    return _render("copy_wide", 1, 1, slots, words=words, index=_index_fn(contiguous))
+
+
+@lru_cache(maxsize=256)
+def assign_kernel(words: int, contiguous_src: bool, slots: int) -> Kernel:
+    return _render("assign", 1, 1, slots, words=words, index=_index_fn(contiguous_src))
+
+
+@lru_cache(maxsize=256)
+def assign_packed_kernel(storage: str, contiguous_src: bool, slots: int) -> Kernel:
+    s = STORAGE[storage]
+    return _render("assign_packed", 1, 1, slots, per_word=s.per_word, bits=s.bits,
+                   mask=hex((1 << s.bits) - 1), index=_index_fn(contiguous_src),
+                   load=s.load.format(buf="in0", idx="idx"))
+
+
+@lru_cache(maxsize=16)
+def fill_kernel(words: int) -> Kernel:
+    return _render("fill", 0, 1, 8, words=words)
+
+
+@lru_cache(maxsize=4)
+def iota_kernel() -> Kernel:
+    return _render("iota", 0, 1, 6)
+
+
+# -- parameters ----------------------------------------------------------------------------------
+
+class Params:
+    """The u32 slots of a kernel's uniform block (layout in ``shaders/params.wgsl``)."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, n: int, threads: int, shape=(), operands=()):
+        """``operands``: (offset, strides) per strided operand, over ``shape``."""
+        words = [0, n, threads, len(shape), *shape]
+        for offset, strides in operands:
+            words.append(offset)
+            words.extend(strides)
+        self.words = words
+
+    def add(self, *values: int) -> int:
+        slot = len(self.words)
+        self.words.extend(values)
+        return slot
+
+    def pack(self, kernel: Kernel) -> bytes:
+        n = kernel.uniform_size // 4
+        words = [w & 0xFFFFFFFF for w in self.words]
+        if len(words) > n:
+            raise ValueError(f"{len(words)} parameters do not fit a {n}-slot uniform block")
+        return struct.pack(f"<{n}I", *words, *([0] * (n - len(words))))
+
+
+def collapse(shape, strides_list):
+    """Merge dims that every operand walks contiguously, drop size-1 dims.
+
+    Returns (shape, [strides per operand]); ``()`` shapes stay 0-d.
+    """
+    dims = [(n, [s[d] for s in strides_list]) for d, n in enumerate(shape) if n != 1]
+    out_shape: list[int] = []
+    out_strides: list[list[int]] = [[] for _ in strides_list]
+    for n, ss in dims:
+        if out_shape and all(prev[-1] == s * n for prev, s in zip(out_strides, ss)):
+            out_shape[-1] *= n
+            for prev, s in zip(out_strides, ss):
+                prev[-1] = s
+            continue
+        out_shape.append(n)
+        for prev, s in zip(out_strides, ss):
+            prev.append(s)
+    return tuple(out_shape), [tuple(s) for s in out_strides]
+
+
+def is_contiguous_1d(shape, strides) -> bool:
+    return len(shape) == 0 or (len(shape) == 1 and strides[0] == 1)
+
+
+def groups_for(threads: int) -> int:
+    return -(-threads // WORKGROUP)

@@ -1,0 +1,219 @@
+"""The native driver: WebGPU through wgpu-py (wgpu-native on Vulkan, Metal or D3D12)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .driver import SPEC_LIMITS, UNIFORM_ALIGN, WANTED_FEATURES, Driver, Pipeline, fold_grid
+
+_BG_CACHE_MAX = 4096
+
+
+def request_adapter():
+    """The preferred wgpu adapter, or None when wgpu finds none."""
+    import wgpu
+
+    return wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+
+
+def adapter_description(adapter) -> dict[str, str]:
+    info = adapter.info
+    keys = ("vendor", "device", "description", "adapter_type", "backend_type")
+    return {k: str(info.get(k, "")) for k in keys}
+
+
+class NativeDriver(Driver):
+    name = "wgpu-native"
+
+    def __init__(self, adapter=None, max_batch: int = 256):
+        import wgpu
+
+        self._wgpu = wgpu
+        if adapter is None:
+            adapter = request_adapter()
+        if adapter is None:
+            raise RuntimeError("wgpu found no WebGPU adapter")
+        self.adapter = adapter
+        self.adapter_info = adapter_description(adapter)
+        available = set(adapter.features)
+        self.features = frozenset(f for f in WANTED_FEATURES if f in available)
+        adapter_limits = adapter.limits
+        limits = {}
+        for key, value in SPEC_LIMITS.items():
+            have = adapter_limits.get(key)
+            if have is None:
+                continue
+            # "max" limits may not exceed the adapter's, "min" (alignment) ones not go below.
+            limits[key] = max(value, have) if key.startswith("min-") else min(value, have)
+        self.device = adapter.request_device_sync(required_features=sorted(self.features),
+                                                  required_limits=limits)
+        self.limits = {k: int(self.device.limits.get(k, v)) for k, v in limits.items()}
+        self.queue = self.device.queue
+        self.max_batch = max_batch
+        usage = wgpu.BufferUsage
+        self._storage_usage = usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
+        self._uniform_usage = usage.UNIFORM | usage.COPY_DST
+        self._arena_size = max_batch * UNIFORM_ALIGN
+        self._arena = self.device.create_buffer(size=self._arena_size,
+                                                usage=self._uniform_usage)
+        self._arena_data = bytearray()
+        self._pipelines: dict[tuple, Pipeline] = {}
+        self._layouts: dict[tuple, tuple] = {}
+        self._bind_groups: dict[tuple, object] = {}
+        self._bg_by_buffer: dict[int, set] = {}
+        # The open batch: encoder, pass, buffers it references, buffers to free after submit.
+        self._encoder = None
+        self._pass = None
+        self._batch_refs: set[int] = set()
+        self._batch_count = 0
+        self._doomed: list = []
+        self._stats = {"dispatches": 0, "submits": 0, "pipelines": 0, "bind_groups": 0,
+                       "buffers_created": 0, "buffers_destroyed": 0, "writes": 0, "reads": 0}
+
+    # -- buffers ---------------------------------------------------------------------------------
+    def create_buffer(self, size: int, usage: str = "storage"):
+        size = max(4, (size + 3) & ~3)
+        flags = self._storage_usage if usage == "storage" else self._uniform_usage
+        self._stats["buffers_created"] += 1
+        return self.device.create_buffer(size=size, usage=flags)
+
+    def destroy_buffer(self, buf) -> None:
+        key = id(buf)
+        for bg_key in self._bg_by_buffer.pop(key, ()):
+            self._bind_groups.pop(bg_key, None)
+        if key in self._batch_refs:
+            self._doomed.append(buf)
+        else:
+            buf.destroy()
+            self._stats["buffers_destroyed"] += 1
+
+    def write_buffer(self, buf, offset: int, data) -> None:
+        if id(buf) in self._batch_refs:
+            self.flush()  # the queue write would otherwise overtake recorded dispatches
+        self._stats["writes"] += 1
+        self.queue.write_buffer(buf, offset, data)
+
+    def read_buffer(self, buf, offset: int, size: int) -> bytes:
+        self.flush()
+        self._stats["reads"] += 1
+        if size == 0:
+            return b""
+        return bytes(self.queue.read_buffer(buf, offset, size))
+
+    async def read_buffer_async(self, buf, offset: int, size: int) -> bytes:
+        self.flush()
+        self._stats["reads"] += 1
+        if size == 0:
+            return b""
+        usage = self._wgpu.BufferUsage
+        staging = self.device.create_buffer(size=size, usage=usage.MAP_READ | usage.COPY_DST)
+        encoder = self.device.create_command_encoder()
+        encoder.copy_buffer_to_buffer(buf, offset, staging, 0, size)
+        self.queue.submit([encoder.finish()])
+        await staging.map_async(self._wgpu.MapMode.READ)
+        data = bytes(staging.read_mapped())
+        staging.unmap()
+        staging.destroy()
+        return data
+
+    # -- kernels ---------------------------------------------------------------------------------
+    def _layout(self, n_in: int, n_out: int, uniform_size: int):
+        key = (n_in, n_out, uniform_size)
+        found = self._layouts.get(key)
+        if found is None:
+            compute = self._wgpu.ShaderStage.COMPUTE
+            entries = [{"binding": 0, "visibility": compute,
+                        "buffer": {"type": "uniform", "has_dynamic_offset": True,
+                                   "min_binding_size": uniform_size}}]
+            for i in range(n_in + n_out):
+                kind = "read-only-storage" if i < n_in else "storage"
+                entries.append({"binding": i + 1, "visibility": compute,
+                                "buffer": {"type": kind}})
+            bgl = self.device.create_bind_group_layout(entries=entries)
+            layout = self.device.create_pipeline_layout(bind_group_layouts=[bgl])
+            found = self._layouts[key] = (bgl, layout)
+        return found
+
+    def create_pipeline(self, wgsl: str, entry: str, n_in: int, n_out: int,
+                        uniform_size: int) -> Pipeline:
+        key = (wgsl, entry, n_in, n_out, uniform_size)
+        found = self._pipelines.get(key)
+        if found is None:
+            bgl, layout = self._layout(n_in, n_out, uniform_size)
+            module = self.device.create_shader_module(code=wgsl)
+            handle = self.device.create_compute_pipeline(
+                layout=layout, compute={"module": module, "entry_point": entry})
+            found = self._pipelines[key] = Pipeline((handle, bgl), n_in, n_out, uniform_size)
+            self._stats["pipelines"] += 1
+        return found
+
+    def _bind_group(self, pipeline: Pipeline, buffers: Sequence):
+        bgl = pipeline.handle[1]
+        key = (id(bgl), pipeline.uniform_size, *map(id, buffers))
+        found = self._bind_groups.get(key)
+        if found is None:
+            entries = [{"binding": 0, "resource": {"buffer": self._arena, "offset": 0,
+                                                   "size": pipeline.uniform_size}}]
+            for i, buf in enumerate(buffers):
+                entries.append({"binding": i + 1, "resource": {"buffer": buf, "offset": 0,
+                                                               "size": buf.size}})
+            found = self.device.create_bind_group(layout=bgl, entries=entries)
+            if len(self._bind_groups) >= _BG_CACHE_MAX:
+                self._bind_groups.pop(next(iter(self._bind_groups)))
+            self._bind_groups[key] = found
+            for buf in buffers:
+                self._bg_by_buffer.setdefault(id(buf), set()).add(key)
+            self._stats["bind_groups"] += 1
+        return found
+
+    def dispatch(self, pipeline: Pipeline, buffers: Sequence, uniforms: bytes,
+                 workgroups: int) -> None:
+        if len(buffers) != pipeline.n_in + pipeline.n_out:
+            raise ValueError(f"dispatch: {len(buffers)} buffers for a kernel with "
+                             f"{pipeline.n_in} inputs and {pipeline.n_out} outputs")
+        size = len(uniforms)
+        if size != pipeline.uniform_size:
+            raise ValueError(f"dispatch: {size} uniform bytes, the kernel declares "
+                             f"{pipeline.uniform_size}")
+        offset = -(-len(self._arena_data) // UNIFORM_ALIGN) * UNIFORM_ALIGN
+        if offset + size > self._arena_size:
+            self.flush()
+            offset = 0
+        if self._pass is None:
+            self._encoder = self.device.create_command_encoder()
+            self._pass = self._encoder.begin_compute_pass()
+        data = self._arena_data
+        data.extend(bytes(offset - len(data)))
+        data.extend(uniforms)
+        group = self._bind_group(pipeline, buffers)
+        cpass = self._pass
+        cpass.set_pipeline(pipeline.handle[0])
+        cpass.set_bind_group(0, group, [offset])
+        cpass.dispatch_workgroups(*fold_grid(workgroups,
+                                             self.limits["max-compute-workgroups-per-dimension"]))
+        self._batch_refs.update(map(id, buffers))
+        self._batch_count += 1
+        self._stats["dispatches"] += 1
+        if self._batch_count >= self.max_batch:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pass is None:
+            return
+        self._pass.end()
+        # NOTE: queue writes run before the command buffers submitted after them, and this
+        # batch is the only user of the arena until the next flush.
+        self.queue.write_buffer(self._arena, 0, bytes(self._arena_data))
+        self.queue.submit([self._encoder.finish()])
+        self._stats["submits"] += 1
+        self._pass = self._encoder = None
+        self._arena_data = bytearray()
+        self._batch_refs.clear()
+        self._batch_count = 0
+        doomed, self._doomed = self._doomed, []
+        for buf in doomed:
+            buf.destroy()
+            self._stats["buffers_destroyed"] += 1
+
+    def stats(self) -> dict[str, int]:
+        return dict(self._stats)

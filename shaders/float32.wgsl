@@ -1,0 +1,1029 @@
+// Float32 arithmetic with NumPy's semantics and transcendental functions within ~1-2 ULP of the
+// correctly rounded result (the CPU device computes them in float64 and rounds once).
+// Uniforms/bindings: none; needs prelude.wgsl and the kernel's `opq`.  Dtype: f32.
+//
+// NOTE: WGSL builtins are too loose for this (exp: 3 + 2|x| ULP, atan: 4096 ULP, sin/cos bounded
+// only on [-pi, pi]) and shader compilers apply fast-math rewrites (lavapipe folds
+// `(a + b) - a` to `b`).  Every value whose rounding error is recovered later goes through
+// `opq`, an identity the compiler cannot see through.  Polynomials are Taylor series (exact
+// coefficients rounded to f32) on small reduced ranges; range reductions use float-float
+// ("df": hi + lo) arithmetic with exact products from 12-bit splits.
+
+// -- float-float building blocks ------------------------------------------------------------------
+
+// (s, e) with s = fl(a + b) and a + b = s + e exactly.
+fn two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = opq(a + b);
+    let bb = opq(s - a);
+    return vec2<f32>(s, (a - (s - bb)) + (b - bb));
+}
+
+// The same when |a| >= |b| (or a == 0).
+fn fast_two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = opq(a + b);
+    return vec2<f32>(s, b - (s - a));
+}
+
+// Top 12 significant bits of x (the rest, x - hi, is exact and has at most 12 bits).
+fn split_hi(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) & 0xfffff000u);
+}
+
+// (p, e) with p = fl(a * b) and a * b = p + e exactly (Dekker; every partial product is exact,
+// so a fused multiply-add anywhere changes nothing).
+fn two_prod(a: f32, b: f32) -> vec2<f32> {
+    let p = opq(a * b);
+    let ah = split_hi(a);
+    let al = a - ah;
+    let bh = split_hi(b);
+    let bl = b - bh;
+    var e = opq(ah * bh - p);
+    e = opq(e + ah * bl);
+    e = opq(e + al * bh);
+    return vec2<f32>(p, e + al * bl);
+}
+
+fn df_add(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    let s = two_sum(a.x, b.x);
+    return fast_two_sum(s.x, s.y + (a.y + b.y));
+}
+
+fn df_mul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    let p = two_prod(a.x, b.x);
+    return fast_two_sum(p.x, p.y + (a.x * b.y + a.y * b.x));
+}
+
+// -- constants (f32 hi + lo splits of the float64 values) -----------------------------------------
+
+const PI_HI: f32 = 0x1.921fb6p1f;
+const PI_LO: f32 = -0x1.777a5cp-24f;
+const PIO2_HI: f32 = 0x1.921fb6p0f;
+const PIO2_LO: f32 = -0x1.777a5cp-25f;
+const PIO4_HI: f32 = 0x1.921fb6p-1f;
+const PIO4_LO: f32 = -0x1.777a5cp-26f;
+const LN2_HI: f32 = 0x1.62e43p-1f;
+const LN2_LO: f32 = -0x1.05c61p-29f;
+// Cody-Waite split of ln 2: k * LN2_CW_HI is exact for |k| < 2^9.
+const LN2_CW_HI: f32 = 0x1.62e4p-1f;
+const LN2_CW_LO: f32 = 0x1.7f7d1cp-20f;
+const INV_LN2_HI: f32 = 0x1.715476p0f;
+const INV_LN2_LO: f32 = 0x1.4ae0cp-26f;
+
+// -- exp family -----------------------------------------------------------------------------------
+
+// e^r - 1 for |r| <= ln(2)/2: r + r^2 (1/2! + r/3! + ... + r^7/9!).
+fn expm1_poly(r: f32) -> f32 {
+    var q = 0x1.71de3ap-19f;
+    q = q * r + 0x1.a01a02p-16f;
+    q = q * r + 0x1.a01a02p-13f;
+    q = q * r + 0x1.6c16c2p-10f;
+    q = q * r + 0x1.111112p-7f;
+    q = q * r + 0x1.555556p-5f;
+    q = q * r + 0x1.555556p-3f;
+    q = q * r + 0.5;
+    return r + opq(opq(r * r) * q);
+}
+
+// e^x = 2^k (1 + p): returns (k, p), for |x| < 104.
+fn exp_split(x: f32) -> vec2<f32> {
+    let k = round(x * INV_LN2_HI);
+    let r = opq(x - k * LN2_CW_HI) - k * LN2_CW_LO;
+    return vec2<f32>(k, expm1_poly(r));
+}
+
+fn exp_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (x > 89.0) {
+        return inf_f32();
+    }
+    if (x < -104.0) {
+        return 0.0;
+    }
+    let s = exp_split(x);
+    return scale_f32(1.0 + s.y, i32(s.x));
+}
+
+fn expm1_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (x > 89.0) {
+        return inf_f32();
+    }
+    if (x < -17.5) {
+        return -1.0;
+    }
+    if (abs_f32(x) <= 0.34657359) {
+        return expm1_poly(x);
+    }
+    let s = exp_split(x);
+    let k = i32(s.x);
+    if (k <= -2) {  // e^x <= 1/2: one rounding of e^x - 1 costs < 1/2 ULP
+        return scale_f32(1.0 + s.y, k) - 1.0;
+    }
+    // e^x - 1 = 2^k (p + (1 - 2^-k)); 1 - 2^-k is exact for -1 <= k <= 24.
+    let c = select(1.0, 1.0 - pow2_f32(-k), k <= 24);
+    return scale_f32(s.y + c, k);
+}
+
+// -- log family (FreeBSD msun's logf/log2f/log10f reductions) --------------------------------------
+
+// Splits x > 0 (finite) into k and f with x = 2^k (1 + f), 1 + f in [sqrt(2)/2, sqrt(2)).
+fn log_reduce(x: f32) -> vec2<f32> {
+    var ix = bitcast<u32>(x);
+    var k = 0;
+    if (ix < 0x00800000u) {  // subnormal: scale up by 2^25
+        ix = bitcast<u32>(x * 33554432.0);
+        k = -25;
+    }
+    k += i32(ix >> 23u) - 127;
+    let m = ix & 0x007fffffu;
+    let i = (m + 0x4afb0du) & 0x00800000u;  // 1 when the mantissa >= sqrt(2)
+    let y = bitcast<f32>(m | (i ^ 0x3f800000u));
+    k += i32(i >> 23u);
+    return vec2<f32>(f32(k), y - 1.0);
+}
+
+// log(1 + f) - f + f^2/2 for 1 + f in [sqrt(2)/2, sqrt(2)) (k_log1pf).
+fn log1p_tail(f: f32) -> f32 {
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let w = z * z;
+    let t1 = w * (0x1.999c26p-2f + w * 0x1.f13c4cp-3f);
+    let t2 = z * (0x1.555554p-1f + w * 0x1.23d3dcp-2f);
+    let hfsq = 0.5 * f * f;
+    return s * (hfsq + (t2 + t1));
+}
+
+// NaN for x < 0, -inf for 0, x for +inf and NaN; otherwise None-like: returns false in .y.
+fn log_special(x: f32) -> vec2<f32> {
+    if (is_nan_f32(x)) {
+        return vec2<f32>(x, 1.0);
+    }
+    if ((bitcast<u32>(x) & 0x7fffffffu) == 0u) {
+        return vec2<f32>(-inf_f32(), 1.0);
+    }
+    if (sign_bit_f32(x)) {
+        return vec2<f32>(nan_f32(), 1.0);
+    }
+    if (is_inf_f32(x)) {
+        return vec2<f32>(x, 1.0);
+    }
+    return vec2<f32>(0.0, 0.0);
+}
+
+fn log_f32(x: f32) -> f32 {
+    let sp = log_special(x);
+    if (sp.y != 0.0) {
+        return sp.x;
+    }
+    let kf = log_reduce(x);
+    let dk = kf.x;
+    let f = kf.y;
+    let hfsq = 0.5 * f * f;
+    let r = log1p_tail(f);
+    // dk*ln2_hi - ((hfsq - (r + dk*ln2_lo)) - f), with ln2 split so dk*hi is exact
+    let hi = dk * 0x1.62e3p-1f;
+    let lo = dk * 0x1.2fefa2p-17f;
+    return hi - opq(opq(hfsq - opq(r + lo)) - f);
+}
+
+fn log2_f32(x: f32) -> f32 {
+    let sp = log_special(x);
+    if (sp.y != 0.0) {
+        return sp.x;
+    }
+    let kf = log_reduce(x);
+    let f = kf.y;
+    let hfsq = 0.5 * f * f;
+    let r = log1p_tail(f);
+    let hi = split_hi(opq(f - hfsq));
+    let lo = opq(opq(f - hi) - hfsq) + r;
+    // ivln2hi = 0x1.716p0 (exact products with the 12-bit hi), ivln2lo = -0x1.7135a8p-13
+    let t = opq(opq((lo + hi) * -0x1.7135a8p-13f) + lo * 0x1.716p0f);
+    return opq(t + hi * 0x1.716p0f) + kf.x;
+}
+
+fn log10_f32(x: f32) -> f32 {
+    let sp = log_special(x);
+    if (sp.y != 0.0) {
+        return sp.x;
+    }
+    let kf = log_reduce(x);
+    let y = kf.x;
+    let f = kf.y;
+    let hfsq = 0.5 * f * f;
+    let r = log1p_tail(f);
+    let hi = split_hi(opq(f - hfsq));
+    let lo = opq(opq(f - hi) - hfsq) + r;
+    // ivln10hi = 0x1.bccp-2, ivln10lo = -0x1.09d5b2p-15, log10_2hi = 0x1.344100p-2,
+    // log10_2lo = 0x1.a84fb6p-21
+    var t = opq(y * 0x1.a84fb6p-21f + (lo + hi) * -0x1.09d5b2p-15f);
+    t = opq(t + lo * 0x1.bccp-2f);
+    t = opq(t + hi * 0x1.bccp-2f);
+    return t + y * 0x1.3441p-2f;
+}
+
+fn log1p_f32(x: f32) -> f32 {
+    if (is_nan_f32(x) || (is_inf_f32(x) && x > 0.0)) {
+        return x;
+    }
+    if (x < -1.0) {
+        return nan_f32();
+    }
+    if (x == -1.0) {
+        return -inf_f32();
+    }
+    if (abs_f32(x) < 0x1p-24f) {
+        return x;
+    }
+    // 1 + x = u + e exactly; log(1 + x) = log(u) + e / u to first order.
+    let u = two_sum(1.0, x);
+    return log_f32(u.x) + u.y / u.x;
+}
+
+// -- trigonometric ---------------------------------------------------------------------------------
+
+// 2/pi in binary, 32 bits per word from the most significant; word 0 is a zero pad.
+const TWO_OVER_PI = array<u32, 11>(0x00000000u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u,
+    0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u);
+
+fn two_over_pi_word(g: u32) -> u32 {
+    // 32 bits of 2/pi starting at bit g of the table (bit 0 = MSB of word 0).
+    let j = g >> 5u;
+    let s = g & 31u;
+    let a = TWO_OVER_PI[j];
+    let b = TWO_OVER_PI[j + 1u];
+    return select((a << s) | (b >> (32u - s)), a, s == 0u);
+}
+
+// Reduction of finite ax >= pi/4 (Payne-Hanek): ax = (q + r / (pi/2)) * pi/2 with |r| <= pi/4.
+// Returns (r_hi, r_lo, q mod 4).
+fn rem_pio2(ax: f32) -> vec3<f32> {
+    let bits = bitcast<u32>(ax);
+    let e = i32(bits >> 23u) - 127;
+    let m = (bits & 0x007fffffu) | 0x00800000u;  // ax = m * 2^(e - 23)
+    // 96 bits of 2/pi whose weights put bits 94-95 of m * window at 2^1 and 2^0 (mod 4).
+    let g = u32(e + 7);
+    let w0 = two_over_pi_word(g);
+    let w1 = two_over_pi_word(g + 32u);
+    let w2 = two_over_pi_word(g + 64u);
+    let p2 = mul_wide_u32(m, w2);
+    let p1 = mul_wide_u32(m, w1);
+    let p0 = mul_wide_u32(m, w0);
+    let c3 = p2.y;
+    let c2 = p1.y + p2.x;
+    let carry2 = select(0u, 1u, c2 < p1.y);
+    let c1 = p0.y + p1.x + carry2;  // carries out of c1 are multiples of 4
+    var q = c1 >> 30u;
+    // Fraction: 94 bits (c1 & 0x3fffffff, c2, c3); take the top 64 as (a, b).
+    var a = ((c1 & 0x3fffffffu) << 2u) | (c2 >> 30u);
+    var b = (c2 << 2u) | (c3 >> 30u);
+    var neg = false;
+    if ((a & 0x80000000u) != 0u) {  // fraction >= 1/2: use fraction - 1
+        q = q + 1u;
+        neg = true;
+        a = ~a;
+        b = ~b;
+        b = b + 1u;
+        a = a + select(0u, 1u, b == 0u);
+    }
+    var shift = 0u;
+    if (a == 0u) {
+        a = b;
+        b = 0u;
+        shift = 32u;
+        if (a == 0u) {
+            return vec3<f32>(0.0, 0.0, f32(q & 3u));
+        }
+    }
+    let lz = countLeadingZeros(a);
+    if (lz > 0u) {
+        a = (a << lz) | (b >> (32u - lz));
+        b = b << lz;
+    }
+    shift += lz;
+    // fraction = (a * 2^32 + b) * 2^-(64 + shift)
+    let hi = f32(a >> 8u) * pow2_f32(-24 - i32(shift));
+    let lo = f32(((a & 0xffu) << 24u) | (b >> 8u)) * pow2_f32(-56 - i32(shift));
+    var r = df_mul(fast_two_sum(hi, lo), vec2<f32>(PIO2_HI, PIO2_LO));
+    if (neg) {
+        r = -r;
+    }
+    return vec3<f32>(r.x, r.y, f32(q & 3u));
+}
+
+// (r_hi, r_lo, quadrant) for |x| (finite).
+fn trig_reduce(ax: f32) -> vec3<f32> {
+    if (ax < 0.78539816) {
+        return vec3<f32>(ax, 0.0, 0.0);
+    }
+    return rem_pio2(ax);
+}
+
+// sin(rh + rl) for |rh| <= pi/4: r + r^3 (-1/3! + r^2/5! - ... - r^8/11!).
+fn sin_kernel(rh: f32, rl: f32) -> f32 {
+    let z = rh * rh;
+    var s = -0x1.ae6456p-26f;
+    s = s * z + 0x1.71de3ap-19f;
+    s = s * z - 0x1.a01a02p-13f;
+    s = s * z + 0x1.111112p-7f;
+    s = s * z - 0x1.555556p-3f;
+    return rh + opq(rh * z * s + rl * (1.0 - 0.5 * z));
+}
+
+// cos(rh + rl) for |rh| <= pi/4: 1 - r^2/2 + r^4 (1/4! - r^2/6! + ... + r^8/12!).
+fn cos_kernel(rh: f32, rl: f32) -> f32 {
+    let zz = two_prod(rh, rh);
+    let z = zz.x;
+    let hz = 0.5 * z;
+    let w = opq(1.0 - hz);
+    var c = 0x1.1eed8ep-29f;
+    c = c * z - 0x1.27e4fcp-22f;
+    c = c * z + 0x1.a01a02p-16f;
+    c = c * z - 0x1.6c16c2p-10f;
+    c = c * z + 0x1.555556p-5f;
+    return w + opq(opq(opq(1.0 - w) - hz) - 0.5 * zz.y + (z * z * c - rh * rl));
+}
+
+fn sin_f32(x: f32) -> f32 {
+    if (!is_finite_f32(x)) {
+        return nan_f32();
+    }
+    let t = trig_reduce(abs_f32(x));
+    let q = u32(t.z);
+    var v: f32;
+    if ((q & 1u) == 0u) {
+        v = sin_kernel(t.x, t.y);
+    } else {
+        v = cos_kernel(t.x, t.y);
+    }
+    if (q >= 2u) {
+        v = neg_f32(v);
+    }
+    return select(v, neg_f32(v), sign_bit_f32(x));
+}
+
+fn cos_f32(x: f32) -> f32 {
+    if (!is_finite_f32(x)) {
+        return nan_f32();
+    }
+    let t = trig_reduce(abs_f32(x));
+    let q = u32(t.z);
+    var v: f32;
+    if ((q & 1u) == 0u) {
+        v = cos_kernel(t.x, t.y);
+    } else {
+        v = sin_kernel(t.x, t.y);
+    }
+    if (q == 1u || q == 2u) {
+        v = neg_f32(v);
+    }
+    return v;
+}
+
+fn tan_f32(x: f32) -> f32 {
+    if (!is_finite_f32(x)) {
+        return nan_f32();
+    }
+    let t = trig_reduce(abs_f32(x));
+    let s = sin_kernel(t.x, t.y);
+    let c = cos_kernel(t.x, t.y);
+    var v = select(s / c, -c / s, (u32(t.z) & 1u) == 1u);
+    return select(v, neg_f32(v), sign_bit_f32(x));
+}
+
+// -- inverse trigonometric -------------------------------------------------------------------------
+
+// asin(s) - s for |s| <= 1/2: s^3 (1/6 + 3 s^2/40 + ...), Taylor to s^25.
+fn asin_tail(s: f32) -> f32 {
+    let z = s * s;
+    var a = 0x1.a6863ep-8f;
+    a = a * z + 0x1.df3bd4p-8f;
+    a = a * z + 0x1.12ef3cp-7f;
+    a = a * z + 0x1.3fde5p-7f;
+    a = a * z + 0x1.7a8788p-7f;
+    a = a * z + 0x1.c9999ap-7f;
+    a = a * z + 0x1.1c4ec4p-6f;
+    a = a * z + 0x1.6e8ba2p-6f;
+    a = a * z + 0x1.f1c71cp-6f;
+    a = a * z + 0x1.6db6dcp-5f;
+    a = a * z + 0x1.333334p-4f;
+    a = a * z + 0x1.555556p-3f;
+    return s * z * a;
+}
+
+// sqrt(z) as hi + lo (one Newton correction of the rounded root).
+fn sqrt_df(z: f32) -> vec2<f32> {
+    let h = sqrt(z);
+    if (h == 0.0) {
+        return vec2<f32>(h, 0.0);
+    }
+    let p = two_prod(h, h);
+    return vec2<f32>(h, ((z - p.x) - p.y) / (h + h));
+}
+
+fn asin_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    let ax = abs_f32(x);
+    if (ax > 1.0) {
+        return nan_f32();
+    }
+    if (ax <= 0.5) {
+        return x + opq(asin_tail(x));
+    }
+    // asin(x) = pi/2 - 2 asin(sqrt((1 - |x|) / 2))
+    let s = sqrt_df((1.0 - ax) * 0.5);
+    let h = two_sum(PIO2_HI, -2.0 * s.x);
+    let v = h.x + opq(h.y + PIO2_LO - 2.0 * (asin_tail(s.x) + s.y));
+    return copysign_f32(v, x);
+}
+
+fn acos_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    let ax = abs_f32(x);
+    if (ax > 1.0) {
+        return nan_f32();
+    }
+    if (ax <= 0.5) {  // pi/2 - asin(x)
+        let h = two_sum(PIO2_HI, -x);
+        return h.x + opq(h.y + PIO2_LO - asin_tail(x));
+    }
+    let s = sqrt_df((1.0 - ax) * 0.5);
+    let a = 2.0 * s.x;
+    let b = 2.0 * (asin_tail(s.x) + s.y);
+    if (x > 0.0) {  // 2 asin(sqrt((1 - x) / 2))
+        return a + b;
+    }
+    let h = two_sum(PI_HI, -a);  // pi - 2 asin(sqrt((1 + x) / 2))
+    return h.x + opq(h.y + PI_LO - b);
+}
+
+// atan(u) - u for |u| <= tan(pi/8): u^3 (-1/3 + u^2/5 - ...), Taylor to u^25.
+fn atan_tail(u: f32) -> f32 {
+    let z = u * u;
+    var a = 0x1.47ae14p-5f;
+    a = a * z - 0x1.642c86p-5f;
+    a = a * z + 0x1.861862p-5f;
+    a = a * z - 0x1.af286cp-5f;
+    a = a * z + 0x1.e1e1e2p-5f;
+    a = a * z - 0x1.111112p-4f;
+    a = a * z + 0x1.3b13b2p-4f;
+    a = a * z - 0x1.745d18p-4f;
+    a = a * z + 0x1.c71c72p-4f;
+    a = a * z - 0x1.24924ap-3f;
+    a = a * z + 0x1.99999ap-3f;
+    a = a * z - 0x1.555556p-2f;
+    return u * z * a;
+}
+
+// atan(t) for 0 <= t <= 1 as hi + lo; with `flip`, pi/2 - atan(t) (that is atan(1/t)).
+fn atan_unit(t: f32, flip: bool) -> vec2<f32> {
+    var u = t;
+    var base = vec2<f32>(0.0, 0.0);
+    if (t > 0.41421356) {  // atan(t) = pi/4 + atan((t - 1) / (t + 1))
+        u = (t - 1.0) / (t + 1.0);
+        base = vec2<f32>(PIO4_HI, PIO4_LO);
+    }
+    let tail = atan_tail(u);
+    if (flip) {  // pi/2 - base - u - tail
+        let c = select(vec2<f32>(PIO2_HI, PIO2_LO), vec2<f32>(PIO4_HI, PIO4_LO), base.x != 0.0);
+        let h = two_sum(c.x, -u);
+        return fast_two_sum(h.x, h.y + (c.y - tail));
+    }
+    let h = two_sum(base.x, u);
+    return fast_two_sum(h.x, h.y + (base.y + tail));
+}
+
+fn atan_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    let ax = abs_f32(x);
+    var r: vec2<f32>;
+    if (ax > 1.0) {
+        r = atan_unit(1.0 / ax, true);
+    } else {
+        r = atan_unit(ax, false);
+    }
+    return copysign_f32(r.x + r.y, x);
+}
+
+fn atan2_f32(y: f32, x: f32) -> f32 {
+    if (is_nan_f32(x) || is_nan_f32(y)) {
+        return nan_f32();
+    }
+    let ax = abs_f32(x);
+    let ay = abs_f32(y);
+    let x_neg = sign_bit_f32(x);
+    var r: vec2<f32>;
+    if (is_inf_f32(ax) && is_inf_f32(ay)) {
+        r = vec2<f32>(PIO4_HI, PIO4_LO);
+    } else if (ay == 0.0 || is_inf_f32(ax)) {
+        r = vec2<f32>(0.0, 0.0);
+    } else if (ax == 0.0 || is_inf_f32(ay)) {
+        r = vec2<f32>(PIO2_HI, PIO2_LO);
+    } else if (ay <= ax) {
+        r = atan_unit(ay / ax, false);
+    } else {
+        r = atan_unit(ax / ay, true);
+    }
+    if (x_neg) {  // pi - r
+        let h = two_sum(PI_HI, -r.x);
+        r = vec2<f32>(h.x, h.y + (PI_LO - r.y));
+    }
+    return copysign_f32(r.x + r.y, y);
+}
+
+// -- hyperbolic (FreeBSD msun's formulas) ----------------------------------------------------------
+
+fn sinh_f32(x: f32) -> f32 {
+    let ax = abs_f32(x);
+    if (!(ax < 89.5)) {  // NaN, inf and overflow
+        return select(copysign_f32(inf_f32(), x), x, is_nan_f32(x));
+    }
+    if (ax < 0x1p-12f) {
+        return x;
+    }
+    var v: f32;
+    if (ax < 9.0) {
+        let t = expm1_f32(ax);
+        if (ax < 1.0) {
+            v = 0.5 * (2.0 * t - t * t / (t + 1.0));
+        } else {
+            v = 0.5 * (t + t / (t + 1.0));
+        }
+    } else {
+        let s = exp_split(ax);
+        v = scale_f32(1.0 + s.y, i32(s.x) - 1);
+    }
+    return copysign_f32(v, x);
+}
+
+fn cosh_f32(x: f32) -> f32 {
+    let ax = abs_f32(x);
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (!(ax < 89.5)) {
+        return inf_f32();
+    }
+    if (ax < 0.34657359) {
+        let t = expm1_f32(ax);
+        let w = 1.0 + t;
+        return 1.0 + (t * t) / (w + w);
+    }
+    if (ax < 9.0) {
+        let t = exp_f32(ax);
+        return 0.5 * t + 0.5 / t;
+    }
+    let s = exp_split(ax);
+    return scale_f32(1.0 + s.y, i32(s.x) - 1);
+}
+
+fn tanh_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    let ax = abs_f32(x);
+    if (ax < 0x1p-12f) {
+        return x;
+    }
+    var z: f32;
+    if (ax >= 9.0) {
+        z = 1.0;
+    } else if (ax >= 1.0) {
+        let t = expm1_f32(2.0 * ax);
+        z = 1.0 - 2.0 / (t + 2.0);
+    } else {
+        let t = expm1_f32(-2.0 * ax);
+        z = -t / (t + 2.0);
+    }
+    return copysign_f32(z, x);
+}
+
+fn asinh_f32(x: f32) -> f32 {
+    let ax = abs_f32(x);
+    if (!is_finite_f32(x) || ax < 0x1p-12f) {
+        return x;
+    }
+    var w: f32;
+    if (ax > 0x1p28f) {
+        w = log_f32(ax) + LN2_HI;
+    } else if (ax > 2.0) {
+        w = log_f32(2.0 * ax + 1.0 / (sqrt(x * x + 1.0) + ax));
+    } else {
+        let t = x * x;
+        w = log1p_f32(ax + t / (1.0 + sqrt(1.0 + t)));
+    }
+    return copysign_f32(w, x);
+}
+
+fn acosh_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (x < 1.0) {
+        return nan_f32();
+    }
+    if (x > 0x1p28f) {
+        return log_f32(x) + LN2_HI;
+    }
+    if (x > 2.0) {
+        return log_f32(2.0 * x - 1.0 / (x + sqrt(x * x - 1.0)));
+    }
+    let t = x - 1.0;
+    return log1p_f32(t + sqrt(2.0 * t + t * t));
+}
+
+fn atanh_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    let ax = abs_f32(x);
+    if (ax > 1.0) {
+        return nan_f32();
+    }
+    if (ax == 1.0) {
+        return copysign_f32(inf_f32(), x);
+    }
+    if (ax < 0x1p-12f) {
+        return x;
+    }
+    var t: f32;
+    if (ax < 0.5) {
+        let t2 = ax + ax;
+        t = 0.5 * log1p_f32(t2 + t2 * ax / (1.0 - ax));
+    } else {
+        t = 0.5 * log1p_f32((ax + ax) / (1.0 - ax));
+    }
+    return copysign_f32(t, x);
+}
+
+// -- pow, hypot, logaddexp -------------------------------------------------------------------------
+
+// log2(x) as hi + lo for finite x > 0 (about 40 correct bits).
+fn log2_df(x: f32) -> vec2<f32> {
+    let kf = log_reduce(x);
+    let f = kf.y;
+    // s = f / (2 + f) as hi + lo; ln(1 + f) = 2s + 2s^3/3 + 2s^5/5 + ...
+    let d = two_sum(2.0, f);
+    let sh = opq(f / d.x);
+    let p = two_prod(sh, d.x);
+    let sl = (opq(f - p.x) - p.y - sh * d.y) / d.x;
+    let z = sh * sh;
+    var l = 0x1.111112p-3f;
+    l = l * z + 0x1.3b13b2p-3f;
+    l = l * z + 0x1.745d18p-3f;
+    l = l * z + 0x1.c71c72p-3f;
+    l = l * z + 0x1.24924ap-2f;
+    l = l * z + 0x1.99999ap-2f;
+    l = l * z + 0x1.555556p-1f;
+    let ln = fast_two_sum(2.0 * sh, 2.0 * sl + sh * z * l);
+    return df_add(vec2<f32>(kf.x, 0.0), df_mul(ln, vec2<f32>(INV_LN2_HI, INV_LN2_LO)));
+}
+
+// |x|^y for finite x != 0 and finite y (no sign handling).
+fn pow_core(ax: f32, y: f32) -> f32 {
+    let l = log2_df(ax);
+    let w0 = y * l.x;
+    if (!(abs_f32(w0) < 4096.0)) {  // far out of range (and no overflow in the df product)
+        return select(0.0, inf_f32(), w0 > 0.0);
+    }
+    let w = df_mul(vec2<f32>(y, 0.0), l);
+    let k = round(w.x);  // scale_f32 overflows to inf or underflows to 0 past the range
+    let f = opq(w.x - k) + w.y;
+    let r = f * LN2_HI + f * LN2_LO;
+    return scale_f32(1.0 + expm1_poly(r), i32(k));
+}
+
+fn is_int_f32(y: f32) -> bool {
+    return trunc(y) == y;
+}
+
+fn is_odd_int_f32(y: f32) -> bool {
+    let ay = abs_f32(y);
+    return ay < 16777216.0 && trunc(ay) == ay && (u32(ay) & 1u) == 1u;
+}
+
+// C99 / NumPy pow, special cases first.
+fn pow_f32(x: f32, y: f32) -> f32 {
+    if (y == 0.0 || x == 1.0) {
+        return 1.0;
+    }
+    if (is_nan_f32(x) || is_nan_f32(y)) {
+        return nan_f32();
+    }
+    let ax = abs_f32(x);
+    if (is_inf_f32(y)) {
+        if (ax == 1.0) {
+            return 1.0;
+        }
+        return select(0.0, inf_f32(), (ax > 1.0) == (y > 0.0));
+    }
+    let odd = is_odd_int_f32(y);
+    if (ax == 0.0) {
+        if (y < 0.0) {
+            return select(inf_f32(), copysign_f32(inf_f32(), x), odd);
+        }
+        return select(0.0, x, odd);
+    }
+    if (is_inf_f32(x)) {
+        let v = select(inf_f32(), 0.0, y < 0.0);
+        return select(v, neg_f32(v), x < 0.0 && odd);
+    }
+    if (x < 0.0 && !is_int_f32(y)) {
+        return nan_f32();
+    }
+    let v = pow_core(ax, y);
+    return select(v, neg_f32(v), x < 0.0 && odd);
+}
+
+fn hypot_f32(x: f32, y: f32) -> f32 {
+    if (is_inf_f32(x) || is_inf_f32(y)) {
+        return inf_f32();
+    }
+    if (is_nan_f32(x) || is_nan_f32(y)) {
+        return nan_f32();
+    }
+    let a = max(abs_f32(x), abs_f32(y));
+    let b = min(abs_f32(x), abs_f32(y));
+    if (a == 0.0) {
+        return 0.0;
+    }
+    // Scale a into [1, 2) by powers of two (exact), sum the squares in float-float.
+    var sa = a;
+    var sb = b;
+    var e = 0;
+    if (a < 0x1p-100f) {
+        sa = a * 0x1p100f;
+        sb = b * 0x1p100f;
+        e = -100;
+    }
+    let ea = i32(bitcast<u32>(sa) >> 23u) - 127;
+    sa = scale_f32(sa, -ea);
+    sb = scale_f32(sb, -ea);
+    e += ea;
+    let s = df_add(two_prod(sa, sa), two_prod(sb, sb));
+    let r = sqrt_df_pair(s);
+    return scale_f32(r, e);
+}
+
+// sqrt(hi + lo) rounded once.
+fn sqrt_df_pair(s: vec2<f32>) -> f32 {
+    let h = sqrt(s.x);
+    let p = two_prod(h, h);
+    return h + ((s.x - p.x) - p.y + s.y) / (h + h);
+}
+
+// e^-(dh + dl) as hi + lo for 0 <= dh <= 80 (about 36 correct bits).
+fn exp_neg_df(dh: f32, dl: f32) -> vec2<f32> {
+    let k = round(-dh * INV_LN2_HI);
+    let t = two_prod(k, LN2_CW_LO);
+    var r = two_sum(opq(-dh - k * LN2_CW_HI), -t.x);
+    r = fast_two_sum(r.x, r.y - t.y - dl);
+    // e^r - 1 = r + r^2/2 + r^3 (1/3! + r/4! + ...)
+    var q = 0x1.71de3ap-19f;
+    q = q * r.x + 0x1.a01a02p-16f;
+    q = q * r.x + 0x1.a01a02p-13f;
+    q = q * r.x + 0x1.6c16c2p-10f;
+    q = q * r.x + 0x1.111112p-7f;
+    q = q * r.x + 0x1.555556p-5f;
+    q = q * r.x + 0x1.555556p-3f;
+    var sq = two_prod(r.x, r.x);
+    sq.y += 2.0 * r.x * r.y;
+    let p = df_add(df_add(r, 0.5 * sq), vec2<f32>(r.x * sq.x * q, 0.0));
+    let e = df_add(vec2<f32>(1.0, 0.0), p);
+    let scale = pow2_f32(i32(k));
+    return vec2<f32>(e.x * scale, e.y * scale);
+}
+
+// NumPy's npy_logaddexp, max(x, y) + log1p(exp(-|x - y|)), in float-float so that the sum
+// stays accurate when it cancels (results near 0 from negative operands).
+fn logaddexp_f32(x: f32, y: f32) -> f32 {
+    if (is_nan_f32(x) || is_nan_f32(y)) {
+        return nan_f32();
+    }
+    let m = max(x, y);
+    if (is_inf_f32(x) || is_inf_f32(y)) {
+        return m;
+    }
+    if (x == y) {
+        let h = two_sum(x, LN2_HI);
+        return h.x + (h.y + LN2_LO);
+    }
+    var d = two_sum(x, -y);
+    if (d.x < 0.0) {
+        d = -d;
+    }
+    if (d.x > 80.0) {
+        return m + exp_f32(-d.x);
+    }
+    let e = exp_neg_df(d.x, d.y);
+    var l: vec2<f32>;
+    if (e.x < 0x1p-12f) {  // log1p(e) = e - e^2/2 + e^3/3 - ...
+        l = df_add(e, vec2<f32>(e.x * e.x * (e.x * 0x1.555556p-2f - 0.5), 0.0));
+    } else {  // log(u) + u_lo / u for u = 1 + e in [1, 2]
+        let u = df_add(vec2<f32>(1.0, 0.0), e);
+        l = df_add(df_mul(log2_df(u.x), vec2<f32>(LN2_HI, LN2_LO)), vec2<f32>(u.y / u.x, 0.0));
+    }
+    let r = df_add(vec2<f32>(m, 0.0), l);
+    return r.x + r.y;
+}
+
+// -- NumPy's float floor_divide / remainder (npy_divmod) ---------------------------------------------
+
+// C fmodf, exact (musl's shift-subtract loop on the significands).
+fn fmod_f32(x: f32, y: f32) -> f32 {
+    var uxi = bitcast<u32>(x);
+    var uyi = bitcast<u32>(y);
+    var ex = i32((uxi >> 23u) & 0xffu);
+    var ey = i32((uyi >> 23u) & 0xffu);
+    let sx = uxi & 0x80000000u;
+    if ((uyi << 1u) == 0u || is_nan_f32(y) || ex == 0xff) {
+        return nan_f32();
+    }
+    if ((uxi << 1u) <= (uyi << 1u)) {
+        if ((uxi << 1u) == (uyi << 1u)) {
+            return bitcast<f32>(sx);
+        }
+        return x;
+    }
+    if (ex == 0) {
+        var i = uxi << 9u;
+        loop {
+            if ((i >> 31u) != 0u) {
+                break;
+            }
+            ex -= 1;
+            i = i << 1u;
+        }
+        uxi = uxi << u32(1 - ex);
+    } else {
+        uxi = (uxi & 0x007fffffu) | 0x00800000u;
+    }
+    if (ey == 0) {
+        var i = uyi << 9u;
+        loop {
+            if ((i >> 31u) != 0u) {
+                break;
+            }
+            ey -= 1;
+            i = i << 1u;
+        }
+        uyi = uyi << u32(1 - ey);
+    } else {
+        uyi = (uyi & 0x007fffffu) | 0x00800000u;
+    }
+    loop {
+        if (ex <= ey) {
+            break;
+        }
+        let i = uxi - uyi;
+        if ((i >> 31u) == 0u) {
+            if (i == 0u) {
+                return bitcast<f32>(sx);
+            }
+            uxi = i;
+        }
+        uxi = uxi << 1u;
+        ex -= 1;
+    }
+    let i = uxi - uyi;
+    if ((i >> 31u) == 0u) {
+        if (i == 0u) {
+            return bitcast<f32>(sx);
+        }
+        uxi = i;
+    }
+    loop {
+        if ((uxi >> 23u) != 0u) {
+            break;
+        }
+        uxi = uxi << 1u;
+        ex -= 1;
+    }
+    if (ex > 0) {
+        uxi = (uxi - 0x00800000u) | (u32(ex) << 23u);
+    } else {
+        uxi = uxi >> u32(1 - ex);
+    }
+    return bitcast<f32>(uxi | sx);
+}
+
+// (floor quotient, remainder) as npy_divmod computes them (b != 0).
+fn divmod_f32(a: f32, b: f32) -> vec2<f32> {
+    var mod_ = fmod_f32(a, b);
+    var div = opq(a - mod_) / b;
+    if (nonzero_f32(mod_)) {
+        if ((b < 0.0) != (mod_ < 0.0)) {
+            mod_ = mod_ + b;
+            div = div - 1.0;
+        }
+    } else {
+        mod_ = copysign_f32(0.0, b);
+    }
+    var fdiv: f32;
+    if (nonzero_f32(div)) {
+        fdiv = floor(div);
+        if (div - fdiv > 0.5) {
+            fdiv = fdiv + 1.0;
+        }
+    } else {
+        fdiv = copysign_f32(0.0, a / b);
+    }
+    return vec2<f32>(fdiv, mod_);
+}
+
+fn floor_divide_f32(a: f32, b: f32) -> f32 {
+    if (!nonzero_f32(b)) {
+        return a / b;
+    }
+    return divmod_f32(a, b).x;
+}
+
+fn remainder_f32(a: f32, b: f32) -> f32 {
+    if (!nonzero_f32(b)) {
+        return fmod_f32(a, b);
+    }
+    return divmod_f32(a, b).y;
+}
+
+// -- NaN-aware comparisons and selections ------------------------------------------------------------
+
+fn maximum_f32(a: f32, b: f32) -> f32 {
+    if (is_nan_f32(a)) {
+        return a;
+    }
+    if (is_nan_f32(b)) {
+        return b;
+    }
+    let ba = bitcast<u32>(a);
+    let bb = bitcast<u32>(b);
+    if (((ba | bb) & 0x7fffffffu) == 0u) {  // two zeros: -0.0 only if both are
+        return bitcast<f32>(ba & bb);
+    }
+    return select(b, a, a > b);
+}
+
+fn minimum_f32(a: f32, b: f32) -> f32 {
+    if (is_nan_f32(a)) {
+        return a;
+    }
+    if (is_nan_f32(b)) {
+        return b;
+    }
+    let ba = bitcast<u32>(a);
+    let bb = bitcast<u32>(b);
+    if (((ba | bb) & 0x7fffffffu) == 0u) {
+        return bitcast<f32>(ba | bb);
+    }
+    return select(b, a, a < b);
+}
+
+fn nextafter_f32(x: f32, y: f32) -> f32 {
+    if (is_nan_f32(x) || is_nan_f32(y)) {
+        return nan_f32();
+    }
+    let bx = bitcast<u32>(x);
+    let by = bitcast<u32>(y);
+    if (bx == by || ((bx | by) & 0x7fffffffu) == 0u) {
+        return y;
+    }
+    if ((bx & 0x7fffffffu) == 0u) {  // from +-0: the smallest subnormal toward y
+        return bitcast<f32>((by & 0x80000000u) | 1u);
+    }
+    let kx = f32_key(x);
+    return f32_from_key(select(kx - 1, kx + 1, kx < f32_key(y)));
+}
+
+// NumPy's sign: NaN stays, +-0 -> +0, else +-1.  Built from bits: compilers pattern-match the
+// comparison form into a native sign instruction that keeps the zero's sign.
+fn sign_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if ((b & 0x7fffffffu) == 0u) {
+        return 0.0;
+    }
+    return bitcast<f32>((b & 0x80000000u) | 0x3f800000u);
+}
+
+fn eq_f32(a: f32, b: f32) -> bool {
+    return !is_nan_f32(a) && !is_nan_f32(b) && a == b;
+}
+
+fn lt_f32(a: f32, b: f32) -> bool {
+    return !is_nan_f32(a) && !is_nan_f32(b) && a < b;
+}
+
+fn le_f32(a: f32, b: f32) -> bool {
+    return !is_nan_f32(a) && !is_nan_f32(b) && a <= b;
+}

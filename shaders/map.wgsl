@@ -1,0 +1,20 @@
+// Elementwise map: out0[i] = op(in0[i], in1[i], ...) over the C-ordered output; inputs are
+// strided or broadcast views (see params.wgsl).  Also cast, where and raw copies.
+// Bindings: 0 P (uniform), 1..${n_in} inputs (read), ${n_out_binding} out0 (read_write).
+// Params: the common block; threads = output words.
+// Dtypes: f32/i32/u32 one element per word; bool/u8 four and u16 two per word, each
+// invocation owning whole output words (no atomics).
+${header}
+
+fn op(${op_params}) -> ${out_type} {
+    return ${expr};
+}
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
+    if (t >= prm(2u)) {
+        return;
+    }
+${body}
+}

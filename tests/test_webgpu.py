@@ -576,7 +576,7 @@ def test_soak_mixed_ops_leave_no_buffers():
         x = wt.asarray(data, dtype=wt.float32, device=device).reshape((6, 8))
         i = wt.asarray(list(range(48)), dtype=wt.int32, device=device).reshape((6, 8))
         steps = random.Random(17)
-        for k in range(500):
+        for k in range(1000):
             op = steps.randrange(10)
             if op == 0:
                 x = wt.abs(x) * 0.75 - x

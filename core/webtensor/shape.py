@@ -26,6 +26,8 @@ def contiguous_strides(shape: Shape) -> Shape:
 
 
 def is_contiguous(shape: Shape, strides: Shape) -> bool:
+    if 0 in shape:  # no elements: every layout is C-contiguous (as in NumPy)
+        return True
     step = 1
     for n, s in zip(reversed(shape), reversed(strides)):
         if n != 1 and s != step:

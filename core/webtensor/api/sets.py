@@ -1,5 +1,5 @@
 """Set functions (Array API chapter): unique_all, unique_counts, unique_inverse, unique_values,
-and NumPy's ``unique``.
+NumPy's ``unique``, and ``isin`` (Array API 2025.12 draft).
 
 One pipeline serves them all: flatten, stable argsort, mark where a sorted element differs from
 its predecessor, number the groups with a cumulative sum, then scatter values, first indices,
@@ -19,9 +19,9 @@ from .. import dtypes as _d
 from ..tensor import Tensor, cast
 from . import _reduce as _r
 from . import elementwise as ew
-from ._common import as_tensor, axis_index
+from ._common import as_tensor, axis_index, check_kind, operand, promote
 
-__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "unique"]
+__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "unique", "isin"]
 
 
 class UniqueAllResult(NamedTuple):
@@ -202,3 +202,42 @@ def unique(x, /, return_index: bool = False, return_inverse: bool = False,
         return _unique_axis(x, axis, flags)
     g, s = _flat_groups(x, equal_nan)
     return _numpy_result(_values(g, s, x.weak), g, flags, x.shape)
+
+
+# -- isin -------------------------------------------------------------------------------------------
+
+def _member_sorted(v: Tensor, haystack: Tensor) -> Tensor:
+    """Membership by binary search in the sorted ``haystack`` (real dtypes)."""
+    from .searching import searchsorted
+    from .sorting import sort_along
+
+    s = sort_along(haystack, 0)
+    n = s.shape[0]
+    pos = searchsorted(s, v)
+    probe = _r.gather(s, 0, _r.flatten(ew.minimum(pos, n - 1)))
+    return ew.logical_and(ew.less(pos, n), ew.equal(_r.reshape(probe, v.shape), v))
+
+
+def _member_pairwise(v: Tensor, haystack: Tensor) -> Tensor:
+    """Membership by comparing every pair (complex, which has no sort order to search)."""
+    n = haystack.shape[0]
+    column = _r.reshape(v, v.shape + (1,))
+    equal = ew.equal(column, _r.broadcast_to(haystack, v.shape + (n,)))
+    return _r.reduce("any", equal, (v.ndim,), False)
+
+
+def isin(x1, x2, /, *, invert: bool = False) -> Tensor:
+    """True where an element of ``x1`` occurs anywhere in ``x2`` (the 2025.12 draft, NumPy's
+    isin); ``invert=True`` negates.  NaN is never found.  Shaped like ``x1``."""
+    fn = "isin"
+    dt, _, device, (x1, x2) = promote(_r.same_device((x1, x2), fn), fn)
+    check_kind(dt, "biufc", fn)
+    v = cast(operand(x1, dt, device), dt, weak=False)
+    haystack = _r.flatten(cast(operand(x2, dt, device), dt, weak=False))
+    if haystack.shape[0] == 0 or v.size == 0:
+        found = _r.full(v.shape, False, _d.bool, device)
+    elif dt.kind == "c":
+        found = _member_pairwise(v, haystack)
+    else:
+        found = _member_sorted(v, haystack)
+    return ew.logical_not(found) if invert else found

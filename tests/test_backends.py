@@ -416,7 +416,11 @@ def np_values(t: Tensor):
     return s
 
 
-def assert_backends_agree(tn: Tensor, tp: Tensor, context: str, *, ulp=0, complex_eps=0):
+def assert_backends_agree(tn: Tensor, tp: Tensor, context: str, *, ulp=0, complex_eps=0,
+                          nan_bits=True):
+    """Bitwise equality (NaN payload and sign included unless ``nan_bits`` is False: which NaN
+    an operation on two NaNs returns is up to the hardware and NumPy's loop order); with
+    ``ulp``/``complex_eps`` a tolerance for transcendental results."""
     assert tn.shape == tp.shape and tn.dtype is tp.dtype
     bn, bp = tn.tobytes(), tp.tobytes()
     if bn == bp:
@@ -436,11 +440,13 @@ def assert_backends_agree(tn: Tensor, tp: Tensor, context: str, *, ulp=0, comple
         bad = mismatch_mask(sn, sp, dt, ulp=ulp)
     else:
         bad = mismatch_mask(sn, sp, dt, ulp=0) if dt.kind in "fc" else sn != sp
-        if dt.kind in "fc" and not np.any(bad):
+        if dt.kind in "fc" and nan_bits is not False and not np.any(bad):
             # Any NaN matches any NaN only for ops that compute a NaN; data movement and exact
             # arithmetic must keep the bits.
             bad = (sn.reshape(-1).view(np.uint8) != sp.reshape(-1).view(np.uint8)).reshape(
                 sn.shape + (-1,)).any(axis=-1)
+            if nan_bits is not True:  # a mask of positions whose NaN bits may differ
+                bad &= ~np.asarray(nan_bits)
     if np.any(bad):
         i = np.argwhere(np.asarray(bad))[:4]
         vn = np_values(tn)
@@ -452,15 +458,22 @@ def assert_backends_agree(tn: Tensor, tp: Tensor, context: str, *, ulp=0, comple
 
 
 def both(fn_name, out_shape, out_dt, *views_and_args, context="", ulp=0, complex_eps=0,
-         **kwargs):
+         nan_bits=True, **kwargs):
     """Run one primitive on both backends (View arguments become tensors on each device) and
     assert the outputs agree; returns (numpy_out, python_out)."""
     outs = []
     for dev in (NP, PY):
         args = [a.on(dev) if isinstance(a, View) else a for a in views_and_args]
         outs.append(run(dev, fn_name, out_shape, out_dt, *args, **kwargs))
-    assert_backends_agree(*outs, context or fn_name, ulp=ulp, complex_eps=complex_eps)
+    assert_backends_agree(*outs, context or fn_name, ulp=ulp, complex_eps=complex_eps,
+                          nan_bits=nan_bits)
     return outs
+
+
+def _both_nan(a: View, b: View):
+    """Positions where both operands are NaN (the result may be either NaN)."""
+    va, vb = np_values(a.on(NP)), np_values(b.on(NP))
+    return np.broadcast_to((va != va) & (vb != vb), va.shape)
 
 
 def _out_dtype(op, dt):
@@ -521,12 +534,10 @@ def test_binary_special_values_agree(name, dt):
     op = ops.ELEMENTWISE[name]
     vals = _special_grid(dt, _bounded(name, dt))
     n = len(vals)
-    a = View(dt, (n, n), (1, 0), 0, vals)  # a[i, j] = vals[j]... via broadcast strides
-    b = View(dt, (n, n), (0, 1), 0, vals)
-    a = View(dt, (n, n), (0, 1), 0, vals)
+    a = View(dt, (n, n), (0, 1), 0, vals)  # a[i, j] = vals[j], b[i, j] = vals[i]
     b = View(dt, (n, n), (1, 0), 0, vals)
     both("binary", (n, n), _out_dtype(op, dt), name, a, b, context=f"{name}({dt})",
-         **_tolerance(name, dt))
+         nan_bits=~_both_nan(a, b), **_tolerance(name, dt))
 
 
 @pytest.mark.parametrize("name", [op.name for op in ops.UNARY])
@@ -558,7 +569,7 @@ def test_binary_random_views_agree(name, data):
     dt = data.draw(st.sampled_from(_input_dtypes(op)))
     a, b = data.draw(view_pair(dt, _bounded(name, dt)))
     both("binary", a.shape, _out_dtype(op, dt), name, a, b, context=f"{name}({dt})",
-         **_tolerance(name, dt))
+         nan_bits=~_both_nan(a, b), **_tolerance(name, dt))
 
 
 @pytest.mark.parametrize("src", ALL, ids=str)
@@ -636,7 +647,8 @@ def test_reduce_agrees_and_matches_numpy(op, data):
                                           max_size=len(x.shape)))))
     out_shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
     out_dt = wt.bool if op in ("any", "all") else dt
-    tn, _ = both("reduce", out_shape, out_dt, op, x, axes, context=f"{op}{axes} {dt}")
+    tn, _ = both("reduce", out_shape, out_dt, op, x, axes, context=f"{op}{axes} {dt}",
+                 nan_bits=op not in ("sum", "prod"))
     # Against plain NumPy: exact for ints/bool and max/min (up to the sign of zero); sums and
     # products of floats within rounding (NumPy sums pairwise in the dtype, we in float64).
     v = np_values(x.on(NP))
@@ -650,6 +662,10 @@ def test_reduce_agrees_and_matches_numpy(op, data):
         got = np_values(tn)
         if dt.kind in "fc" and op in ("sum", "prod"):
             expected = expected.astype(got.dtype)
+            if dt is wt.bfloat16:
+                from _oracle import bf16_round
+
+                expected = bf16_round(expected)
             close = np.isclose(got, expected, rtol=2e-2 if dt in (wt.float16, wt.bfloat16)
                                else 1e-5, atol=0, equal_nan=True)
             close |= np.isinf(got) | np.isinf(expected)  # overflow order-dependent
@@ -686,7 +702,8 @@ def test_scan_agrees_and_matches_reduce(op, data):
     if not x.shape:
         return
     axis = data.draw(st.integers(0, len(x.shape) - 1))
-    tn, _ = both("scan", x.shape, dt, op, x, axis, context=f"cum{op} {dt}")
+    tn, _ = both("scan", x.shape, dt, op, x, axis, context=f"cum{op} {dt}",
+                 nan_bits=op in ("max", "min"))
     if x.shape[axis] and _s.size_of(x.shape):
         # The last prefix is the reduction over the axis, bit for bit.
         rn = run(NP, "reduce", tuple(n for i, n in enumerate(x.shape) if i != axis), dt, op,
@@ -736,20 +753,25 @@ def test_matmul_agrees_and_matches_numpy(dt, data):
             ta[dev].append(t._view(shape, strides, t.offset))
     outs = [run(dev, "matmul", out_shape, dt, *ta[dev]) for dev in (NP, PY)]
     del lead
-    assert_backends_agree(*outs, f"matmul {dt}")
+    assert_backends_agree(*outs, f"matmul {dt}", nan_bits=False)
     va, vb = np_values(a.on(NP)), np_values(b.on(NP))
+    got = np_values(outs[0])
     with np.errstate(all="ignore"):
         if dt.kind in "fc":
-            expected = np.matmul(va.astype(np.complex128 if dt.kind == "c" else np.float64),
-                                 vb.astype(np.complex128 if dt.kind == "c" else np.float64))
-            got = np_values(outs[0]).astype(expected.dtype)
-            exact = np.isfinite(expected)
-            ok = np.isclose(got, expected.astype(got.dtype), rtol=1e-2 if dt.itemsize == 2
-                            else 1e-5, atol=1e-30)
-            assert (ok | ~exact | np.isnan(got)).all()
+            wide = np.complex128 if dt.kind == "c" else np.float64
+            expected = np.matmul(va.astype(wide), vb.astype(wide)).astype(got.dtype)
+            if dt is wt.bfloat16:
+                from _oracle import bf16_round
+
+                expected = bf16_round(expected)
+            ok = np.isclose(got, expected, rtol=1e-2 if dt.itemsize == 2 else 1e-5, atol=1e-30)
+            ok |= (got == expected) | (np.isnan(got) & np.isnan(expected))
+            # Large finite terms: the float64 BLAS order may overflow or cancel differently.
+            ok |= ~np.isfinite(np.matmul(np.abs(va.astype(wide)), np.abs(vb.astype(wide)))
+                               .astype(got.dtype))
+            assert ok.all(), (got, expected)
         else:
-            expected = np.matmul(va, vb)
-            assert (np_values(outs[0]) == expected).all()
+            assert (got == np.matmul(va, vb)).all()
 
 
 @pytest.mark.parametrize("dt", ALL, ids=str)
@@ -789,7 +811,7 @@ def test_scatter_agrees_and_matches_numpy(op, data):
         out = base.on(dev)
         dev.backend.scatter(op, out, axis, idx.on(dev), upd.on(dev))
         outs.append(out)
-    assert_backends_agree(*outs, f"scatter-{op} {dt}")
+    assert_backends_agree(*outs, f"scatter-{op} {dt}", nan_bits=op != "add")
     # Against NumPy's sequential ufunc.at (exact for ints, bool and set).
     if dt.kind in "biu" or op == "set":
         ref = np_storage(base.on(NP)).copy()

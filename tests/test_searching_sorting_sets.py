@@ -258,6 +258,30 @@ def test_unique_semantics(dev):
     assert wt.unique(wt.asarray([[1, 2], [1, 2]], device=dev), axis=1).shape == (2, 2)
 
 
+@needs_numpy
+@SETTINGS
+@given(case=cases(ALL, values=_small), data=st.data())
+def test_isin(dev, case, data):
+    other = data.draw(cases((case.dt,), values=_small))
+    invert = data.draw(st.booleans())
+    got = wt.isin(make(case, dev), make(other, dev), invert=invert)
+    assert got.dtype == wt.bool
+    check_exact(got, np.isin(vals(case), vals(other), invert=invert), context="isin")
+
+
+def test_isin_scalars_and_promotion(dev):
+    x = wt.asarray([1.0, math.nan, 3.0, 2.5], device=dev)
+    assert wt.isin(x, [3, 1]).tolist() == [True, False, True, False]
+    assert wt.isin(x, x).tolist() == [True, False, True, True]
+    assert wt.isin(2.5, x).item() is True and wt.isin(x, 9.0, invert=True).tolist() == [True] * 4
+    i = wt.asarray([[1, 2], [3, 4]], dtype=wt.int8, device=dev)
+    assert wt.isin(i, wt.asarray([4, 1], dtype=wt.int64, device=dev)).tolist() == [
+        [True, False], [False, True]]
+    z = wt.asarray([1 + 1j, 2j], device=dev)
+    assert wt.isin(z, wt.asarray([2j, 5.0], device=dev)).tolist() == [False, True]
+    assert wt.isin(wt.zeros((2, 0), device=dev), x).shape == (2, 0)
+
+
 # -- errors -----------------------------------------------------------------------------------------
 
 def test_errors(dev):

@@ -67,7 +67,7 @@ def keep_names(names, axes, keepdims: bool):
     return kept if any(n is not None for n in kept) else None
 
 
-def keepdims_view(out: Tensor, ndim: int, axes, names=None) -> Tensor:
+def keepdims_view(out: Tensor, axes, names=None) -> Tensor:
     """``out`` (contiguous, reduced over ``axes``) re-viewed with those axes as length 1."""
     shape = list(out.shape)
     for a in sorted(axes):
@@ -91,7 +91,7 @@ def reduce(op: str, x: Tensor, axes, keepdims: bool, *, dtype=None, weak=False) 
             x._backend.fill(out, IDENTITY[op])
         else:
             x._backend.reduce(op, out, x, tuple(axes))
-    return keepdims_view(out, x.ndim, axes, names) if keepdims else out
+    return keepdims_view(out, axes, names) if keepdims else out
 
 
 def scan(op: str, x: Tensor, axis: int) -> Tensor:

@@ -43,7 +43,7 @@ def _arg_reduce(op: str, x, axis, keepdims: bool) -> Tensor:
         return out
     if axis is None:
         return _r.reshape(out, (1,) * ndim)
-    return _r.keepdims_view(out, x.ndim, (ax,), names)
+    return _r.keepdims_view(out, (ax,), names)
 
 
 def argmax(x, /, axis=None, *, keepdims: bool = False) -> Tensor:

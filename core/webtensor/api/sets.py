@@ -1,10 +1,11 @@
 """Set functions (Array API chapter): unique_all, unique_counts, unique_inverse, unique_values,
 NumPy's ``unique``, and ``isin`` (Array API 2025.12 draft).
 
-One pipeline serves them all: flatten, stable argsort, mark where a sorted element differs from
+One pipeline serves the unique functions: flatten, stable argsort, mark where a sorted element differs from
 its predecessor, number the groups with a cumulative sum, then scatter values, first indices,
 counts and inverse indices into place.  The number of unique values (the result's length) is
-read back to the host: one scalar.
+read back to the host: one scalar.  ``isin`` sorts ``x2`` and binary-searches it (complex:
+compares all pairs); it reads nothing back.
 
 NaN: the Array API functions treat every NaN as distinct (``NaN != NaN``), NumPy's ``unique``
 collapses them by default (``equal_nan=True``).  ``-0.0`` and ``0.0`` are equal; the one kept is

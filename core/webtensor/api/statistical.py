@@ -136,8 +136,10 @@ def _var_in(x: Tensor, axes, keepdims: bool, correction, compute) -> Tensor:
     else:
         squares = ew.multiply(centered, centered)
     total = _r.reduce("sum", squares, axes, keepdims)
-    dof = _builtin_max(_r.reduced_size(x.shape, axes) - correction, 0)
-    return ew.divide(total, float(dof))
+    dof = _r.reduced_size(x.shape, axes) - correction
+    # NOTE: N - correction <= 0 gives NaN, as the Array API specifies (NumPy gives inf or NaN):
+    # https://data-apis.org/array-api/2024.12/API_specification/generated/array_api.var.html
+    return ew.divide(total, float(dof) if dof > 0 else math.nan)
 
 
 def var(x, /, axis=None, *, correction=0.0, keepdims: bool = False, ddof=None) -> Tensor:

@@ -523,10 +523,8 @@ def _transcendental(name):
 def cpow1(x: complex, y: complex) -> complex:
     try:
         return x ** y
-    except ZeroDivisionError:
-        if y.imag == 0 and y.real > 0:
-            return 0j
-        return complex(INF, DNAN) if y.real < 0 else complex(DNAN, DNAN)
+    except ZeroDivisionError:  # 0 ** y: NumPy gives 0 when Re(y) > 0, else NaN
+        return 0j if y.real > 0 else complex(DNAN, DNAN)
     except OverflowError:
         return complex(INF, INF)
 

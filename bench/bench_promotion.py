@@ -12,8 +12,9 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "core"))
 
-import webtensor as wt  # noqa: E402
 from _table import per_call, print_table  # noqa: E402
+
+import webtensor as wt  # noqa: E402
 
 
 def main() -> None:

@@ -8,7 +8,6 @@ from hypothesis import HealthCheck, settings
 import webtensor as wt
 from webtensor import dtypes as _dtypes
 
-
 # Timing varies a lot between CPython, Pyodide (WebAssembly) and a busy 2-core CI machine:
 # hypothesis deadlines would only add flakiness, and the example counts are set per test.
 settings.register_profile("webtensor", deadline=None,

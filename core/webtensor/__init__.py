@@ -4,7 +4,22 @@
 so the same wheel runs in CPython and in Pyodide.
 """
 
+from . import _methods, fft, linalg, random
 from . import dtypes as _dtypes
+from ._format import get_printoptions, set_printoptions
+from ._info import __array_namespace_info__
+from .api import creation as _creation
+from .api import datatypes as _datatypes
+from .api import elementwise as _elementwise
+from .api import indexing as _indexing
+from .api import linalg as _linalg_api
+from .api import manipulation as _manipulation
+from .api import searching as _searching
+from .api import sets as _sets
+from .api import sorting as _sorting
+from .api import statistical as _statistical
+from .api import utility as _utility
+from .device import Device, default_device, devices, set_default_device
 from .dtypes import (
     DType,
     all_complex_dtypes,
@@ -50,6 +65,7 @@ from .promotion import (
     result_type,
     set_promotion_mode,
 )
+from .tensor import Tensor
 
 bool = _dtypes.bool  # noqa: A001 - the Array API names the dtype `bool`
 
@@ -57,6 +73,15 @@ bool = _dtypes.bool  # noqa: A001 - the Array API names the dtype `bool`
 for _dt in all_dtypes:
     globals()[_dt.short] = _dt
 del _dt
+
+# Every API module lists its public functions in __all__; they all live at the top level.
+for _module in (_creation, _datatypes, _elementwise, _indexing, _linalg_api, _manipulation,
+                _searching, _sets, _sorting, _statistical, _utility):
+    for _name in _module.__all__:
+        globals()[_name] = getattr(_module, _name)
+del _module, _name
+
+_methods.install()
 
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
@@ -67,33 +92,3 @@ pi = 3.141592653589793
 inf = float("inf")
 nan = float("nan")
 newaxis = None
-
-from .device import Device, default_device, devices, set_default_device  # noqa: E402
-from .tensor import Tensor  # noqa: E402
-from .api import (  # noqa: E402
-    creation as _creation,
-    datatypes as _datatypes,
-    elementwise as _elementwise,
-    indexing as _indexing,
-    linalg as _linalg_api,
-    manipulation as _manipulation,
-    searching as _searching,
-    sets as _sets,
-    sorting as _sorting,
-    statistical as _statistical,
-    utility as _utility,
-)
-
-# Every API module lists its public functions in __all__; they all live at the top level.
-for _module in (_creation, _datatypes, _elementwise, _indexing, _linalg_api, _manipulation, _searching,
-                _sets, _sorting, _statistical, _utility):
-    for _name in _module.__all__:
-        globals()[_name] = getattr(_module, _name)
-del _module, _name
-
-from . import _methods  # noqa: E402
-from . import fft, linalg, random  # noqa: E402
-from ._format import get_printoptions, set_printoptions  # noqa: E402
-from ._info import __array_namespace_info__  # noqa: E402
-
-_methods.install()

@@ -16,7 +16,7 @@ ROOT="$PWD"
 # ---- configuration ---------------------------------------------------------------------
 # Debian packages the suite needs, installed (apt-get) only when missing. Add them here,
 # e.g. APT_PACKAGES=(mesa-vulkan-drivers chromium).
-APT_PACKAGES=()
+APT_PACKAGES=(mesa-vulkan-drivers)  # lavapipe: a CPU Vulkan driver, so the webgpu device runs
 VENV="$ROOT/.venv"
 PYODIDE_WHEELS="$ROOT/.cache/pyodide-wheels"
 PYODIDE_REQUIREMENTS="$ROOT/tests/pyodide/requirements.txt"
@@ -112,7 +112,7 @@ echo "node:   $(command -v node) ($(node --version)), npm $(npm --version 2>/dev
 stage_done ok
 
 # ---- 2. virtual environment ------------------------------------------------------------
-stage "python environment (.venv, pip install -e '.[dev]')"
+stage "python environment (.venv, pip install -e '.[dev,gpu]')"
 if [[ ! -x "$VENV/bin/python" ]] || ! python_ok "$VENV/bin/python"; then
   rm -rf "$VENV"
   "$PYTHON" -m venv "$VENV"
@@ -121,11 +121,11 @@ PY="$VENV/bin/python"
 stamp="$VENV/.webtensor-dev-install"
 want="$(sha pyproject.toml)"
 have_all='import importlib.util as u, sys
-sys.exit(any(u.find_spec(m) is None for m in ("webtensor", "pytest", "hypothesis", "numpy", "build", "hatchling")))'
+sys.exit(any(u.find_spec(m) is None for m in ("webtensor", "pytest", "hypothesis", "numpy", "build", "hatchling", "wgpu", "array_api_strict")))'
 if [[ "$(cat "$stamp" 2>/dev/null)" == "$want" ]] && "$PY" -c "$have_all" 2>/dev/null; then
   echo "up to date"
 else
-  "$PY" -m pip install --quiet -e '.[dev]'
+  "$PY" -m pip install --quiet -e '.[dev,gpu]'
   echo "$want" >"$stamp"
 fi
 "$PY" -c 'import platform, numpy, pytest, hypothesis

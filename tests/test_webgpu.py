@@ -545,6 +545,8 @@ def test_read_async():
     x = wt.arange(10, dtype=wt.float32, device=GPU) * 2.0
     raw = asyncio.run(B.driver.read_buffer_async(x._data.handle, 0, 40))
     assert raw == x.tobytes()
+    view = wt.asarray(list(range(12)), dtype=wt.int16, device=GPU)[1::3]
+    assert asyncio.run(B.to_bytes_async(view)) == view.tobytes() == struct.pack("<4h", 1, 4, 7, 10)
 
 
 def test_batching_and_pipeline_cache():

@@ -19,7 +19,14 @@ from .api import sets as _sets
 from .api import sorting as _sorting
 from .api import statistical as _statistical
 from .api import utility as _utility
-from .device import Device, default_device, devices, set_default_device
+from .device import (
+    Device,
+    default_device,
+    device_info,
+    devices,
+    memory_stats,
+    set_default_device,
+)
 from .dtypes import (
     DType,
     all_complex_dtypes,

@@ -354,8 +354,9 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, device=None) -
 
 # -- normal ---------------------------------------------------------------------------------------
 
-# Backends that compute float64 natively and cheaply (the CPU ones).
-_FLOAT64_BACKENDS = frozenset({"numpy", "python"})
+# Backends whose float64 is computed exactly as on the CPU: the CPU ones, and webgpu, which
+# routes float64 to the CPU device.  Normals computed there have identical bits everywhere.
+_FLOAT64_BACKENDS = frozenset({"numpy", "python", "webgpu"})
 
 
 def _normal_compute_dtype(dt, dev):

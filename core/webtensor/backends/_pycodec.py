@@ -109,7 +109,7 @@ _SIG64 = 0x000FFFFFFFFFFFFF
 # by hand, as NumPy's conversions (npy_half, C casts) treat them.
 
 
-def _has_nan(vals: list) -> bool:
+def has_nan(vals: list) -> bool:
     s = sum(vals)  # NaN if any element is NaN (or inf - inf: a false alarm, handled below)
     return s != s
 
@@ -177,7 +177,7 @@ def f16_bits(vals: list) -> list:
         bits = list(struct.unpack(f"<{n}H", struct.pack(f"<{n}e", *vals)))
     except OverflowError:
         bits = [_H16.unpack(_F16.pack(r16(v)))[0] for v in vals]
-    if _has_nan(vals):
+    if has_nan(vals):
         for i, v in enumerate(vals):
             if v != v:
                 bits[i] = _f16_nan_bits(v)
@@ -187,7 +187,7 @@ def f16_bits(vals: list) -> list:
 def bits_f16(bits: list) -> list:
     n = len(bits)
     vals = list(struct.unpack(f"<{n}e", struct.pack(f"<{n}H", *bits)))
-    if _has_nan(vals):
+    if has_nan(vals):
         for i, h in enumerate(bits):
             if (h & 0x7C00) == 0x7C00 and h & 0x3FF:
                 vals[i] = _f16_bits_nan(h)
@@ -195,7 +195,7 @@ def bits_f16(bits: list) -> list:
 
 
 def round_f16(vals: list) -> list:
-    if not _has_nan(vals):
+    if not has_nan(vals):
         n = len(vals)
         try:
             return list(struct.unpack(f"<{n}e", struct.pack(f"<{n}e", *vals)))
@@ -210,7 +210,7 @@ _H16 = struct.Struct("<H")
 def f32_bits(vals: list) -> list:
     """Floats -> their float32 bit patterns (after rounding to float32)."""
     bits = array(_U32, array("f", vals).tobytes()).tolist()
-    if _has_nan(vals):
+    if has_nan(vals):
         for i, v in enumerate(vals):
             if v != v:
                 bits[i] = _f32_nan_bits(v)
@@ -220,22 +220,43 @@ def f32_bits(vals: list) -> list:
 def bits_f32(bits: list) -> list:
     """float32 bit patterns -> Python floats (signaling NaNs kept signaling)."""
     vals = array("f", array(_U32, bits).tobytes()).tolist()
-    if _has_nan(vals):
+    if has_nan(vals):
         for i, b in enumerate(bits):
             if (b & 0x7F800000) == 0x7F800000 and b & 0x7FFFFF:
                 vals[i] = _f32_bits_nan(b)
     return vals
 
 
+_HI = 0 if _BIG else 1  # index of a float32's high 16 bits among its native uint16 halves
+
+
 def bf16_bits(vals: list) -> list:
     """Floats -> bfloat16 bits: round to float32, then to bfloat16 nearest even; NaN stays a
     quiet NaN (``cpu_numpy.f32_to_bf16``)."""
-    return [((b + 0x7FFF + ((b >> 16) & 1)) >> 16) if (b & 0x7FFFFFFF) <= 0x7F800000
-            else ((b >> 16) | 0x40) for b in f32_bits(vals)]
+    if has_nan(vals):
+        return [((b + 0x7FFF + ((b >> 16) & 1)) >> 16) if (b & 0x7FFFFFFF) <= 0x7F800000
+                else ((b >> 16) | 0x40) for b in f32_bits(vals)]
+    # Round on the 16-bit halves: small-int arithmetic is much cheaper in Python.
+    h = array(_U16, array("f", vals).tobytes())
+    return [hi + ((lo + (hi & 1) + 0x7FFF) >> 16) for hi, lo in zip(h[_HI::2], h[1 - _HI::2])]
+
+
+def bf16_exact_bits(vals: list) -> list:
+    """Bits of values that are already bfloat16 (no rounding; NaN payloads kept)."""
+    if has_nan(vals):
+        return [b >> 16 for b in f32_bits(vals)]
+    return array(_U16, array("f", vals).tobytes())[_HI::2].tolist()
 
 
 def bits_bf16(bits: list) -> list:
-    return bits_f32([b << 16 for b in bits])
+    a = array(_U16, bytes(4 * len(bits)))
+    a[_HI::2] = array(_U16, bits)
+    vals = array("f", a.tobytes()).tolist()
+    if has_nan(vals):
+        for i, b in enumerate(bits):
+            if (b & 0x7F80) == 0x7F80 and b & 0x7F:
+                vals[i] = _f32_bits_nan(b << 16)
+    return vals
 
 
 def round_bf16(vals: list) -> list:
@@ -307,7 +328,7 @@ def _signaling_nans(out: list, vals: list, src, dst) -> list:
     src, dst = src.real_dtype, dst.real_dtype
     keep = dst is _d.float32 and src in (_d.float16, _d.bfloat16, _d.float32)
     quiet = dst is _d.float64 and src in (_d.float32, _d.bfloat16)
-    if not (keep or quiet) or not _has_nan(vals):
+    if not (keep or quiet) or not has_nan(vals):
         return out
     out = list(out)
     for i, v in enumerate(vals):
@@ -402,7 +423,7 @@ def to_bytes(vals: list, dt) -> bytes:
     if dt is _d.float16:
         a = array(_U16, f16_bits(vals))
     elif dt is _d.bfloat16:
-        a = array(_U16, [b >> 16 for b in f32_bits(vals)])  # exact: stored values are bf16
+        a = array(_U16, bf16_exact_bits(vals))
     elif dt is _d.float32:
         a = array(_U32, f32_bits(vals))
     elif dt is _d.complex64:

@@ -64,6 +64,8 @@ def _permuted(x, order):
 
 def _read_order(x, order) -> list:
     """The values of ``x`` with its axes visited in ``order`` (C order of the permuted view)."""
+    if list(order) == list(range(len(order))):
+        return _read(x)
     shape, strides = _permuted(x, order)
     if _s.size_of(shape) == 0:
         return []
@@ -467,6 +469,9 @@ class PythonBackend(Backend):
         kind = _KIND[x.dtype.kind]
         res = []
         for g in _groups(_read_order(x, order), n):
+            if not want_indices and (kind in "bi" or kind == "f" and not _c.has_nan(g)):
+                res.extend(sorted(g, reverse=descending))  # stable, like the permutation
+                continue
             perm = _order(g, kind, descending)
             res.extend(perm if want_indices else [g[i] for i in perm])
         _write_order(out, order, res)

@@ -185,6 +185,18 @@ class WebGPUBackend(Backend):
         self.copy(out, x)
         return self._read(out._data, 0, n)
 
+    async def to_bytes_async(self, x) -> bytes:
+        """``to_bytes`` without blocking (the browser's only way to read)."""
+        n = x.size * x.dtype.itemsize
+        if n == 0:
+            return b""
+        if not x.is_contiguous:
+            x = self._materialize(x)
+        start = x.offset * x.dtype.itemsize
+        lo, hi = start & ~3, (start + n + 3) & ~3
+        raw = await self.driver.read_buffer_async(x._data.handle, lo, hi - lo)
+        return raw[start - lo:start - lo + n]
+
     def from_values(self, dtype, values):
         cpu = _cpu()
         values = values if isinstance(values, list) else list(values)

@@ -18,11 +18,19 @@ def size_of(shape: Shape) -> int:
 
 
 def contiguous_strides(shape: Shape) -> Shape:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
+    found = _STRIDES.get(shape)
+    if found is None:
+        strides, step = [], 1
+        for n in reversed(shape):
+            strides.append(step)
+            step *= max(n, 1)
+        found = tuple(reversed(strides))
+        if len(_STRIDES) < 4096:  # shapes repeat a lot in real programs; keep it bounded
+            _STRIDES[tuple(shape)] = found
+    return found
+
+
+_STRIDES: dict = {}
 
 
 def is_contiguous(shape: Shape, strides: Shape) -> bool:

@@ -42,9 +42,27 @@ def common_device(tensors, fn: str) -> Device:
     return as_device(None) if device is None else device
 
 
+_PLAIN_SCALARS = frozenset(_PY_SCALARS)
+
+
 def promote(args, fn: str):
     """Promote operands (tensors and Python scalars) -> (dtype, weak, device, list of args
     where array-likes became tensors)."""
+    if len(args) == 2:  # the hot path of every binary op: tensor-tensor or tensor-scalar
+        a, b = args
+        ca, cb = a.__class__, b.__class__
+        if ca is Tensor and (cb is Tensor or cb in _PLAIN_SCALARS) or \
+                cb is Tensor and ca in _PLAIN_SCALARS:
+            ka = (_WEAK[a.dtype] if a.weak else a.dtype) if ca is Tensor else a
+            kb = (_WEAK[b.dtype] if b.weak else b.dtype) if cb is Tensor else b
+            try:
+                dt, weak = _p._resolve((ka, kb), fn)
+            except _p.TypePromotionError as e:
+                raise _p.TypePromotionError(f"wt.{fn}: {e}") from None
+            device = a.device if ca is Tensor else b.device
+            if ca is Tensor and cb is Tensor and b.device is not device:
+                common_device(args, fn)  # raises, naming both devices
+            return dt, weak, device, args
     if not all(a.__class__ is Tensor or is_scalar(a) for a in args):
         # Lists and NumPy arrays join the tensors' device (x_on_some_device + [1, 2]).
         dev = next((a.device for a in args if a.__class__ is Tensor), None)

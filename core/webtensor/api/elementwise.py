@@ -46,10 +46,26 @@ def apply_binary(op: ElementwiseOp, x1, x2) -> Tensor:
     compute, out_dt = _result_dtypes(op, dt)
     a = operand(x1, compute, device, weak)
     b = operand(x2, compute, device, weak)
-    (a, b), shape, names = broadcast_all((a, b), op.name)
+    if a.names is None and b.names is None and (a.shape == b.shape or not a.shape
+                                                   or not b.shape):
+        # The common cases, tensor op tensor of one shape and tensor op scalar: nothing to
+        # merge, and a 0-d operand is stretched with all-zero strides.
+        shape, names = (b.shape if not a.shape else a.shape), None
+        if a.shape != shape:
+            a = _stretch(a, shape)
+        if b.shape != shape:
+            b = _stretch(b, shape)
+    else:
+        (a, b), shape, names = broadcast_all((a, b), op.name)
     out = empty(shape, out_dt, device, weak=weak and out_dt is not _d.bool, names=names)
     device.backend.binary(op.name, out, a, b)
     return out
+
+
+def _stretch(x: Tensor, shape) -> Tensor:
+    """A 0-d tensor seen with ``shape`` (every stride 0)."""
+    return Tensor._wrap(x._data, shape, x.dtype, x.device, strides=(0,) * len(shape),
+                        offset=x.offset, weak=x.weak)
 
 
 def _make(op: ElementwiseOp):

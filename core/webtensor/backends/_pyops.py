@@ -419,13 +419,12 @@ def _mul0(big, small):
 
 def _csinh_special(z):
     ch, sh = _big_cosh_sinh(z.real)
-    return complex(_mul0(sh, math.cos(z.imag)) if z.imag else sh, _mul0(ch, math.sin(z.imag)))
+    return complex(_mul0(sh, math.cos(z.imag)), _mul0(ch, math.sin(z.imag)))
 
 
 def _ccosh_special(z):
     ch, sh = _big_cosh_sinh(z.real)
-    return complex(_mul0(ch, math.cos(z.imag)), _mul0(sh, math.sin(z.imag)) if z.imag else
-                   _copysign(0.0, z.real) * z.imag if z.imag == 0 else 0.0)
+    return complex(_mul0(ch, math.cos(z.imag)), _mul0(sh, math.sin(z.imag)))
 
 
 def _csin_special(z):
@@ -502,13 +501,18 @@ _CMATH["log10"] = (_clog_scaled(_LOG10E), _clog_scaled_special(_LOG10E))
 
 
 def _map_complex(name, vals):
+    """cmath on each value; where cmath raises (C99's invalid/overflow cases) a formula with
+    IEEE infinities, else NaN + NaN j (C99 special cases are followed only approximately)."""
     fn, special = _CMATH[name]
     out = []
     for z in vals:
         try:
             out.append(fn(z))
         except (ValueError, OverflowError, ZeroDivisionError):
-            out.append(special(z))
+            try:
+                out.append(special(z))
+            except (ValueError, OverflowError, ZeroDivisionError):
+                out.append(complex(DNAN, DNAN))
     return out
 
 
@@ -520,13 +524,80 @@ def _transcendental(name):
     return op
 
 
-def cpow1(x: complex, y: complex) -> complex:
+def _cmul_annex_g(a: complex, b: complex) -> complex:
+    """C99 Annex G complex multiplication (GCC's ``__muldc3``): infinities survive NaN parts."""
+    x, y, u, v = a.real, a.imag, b.real, b.imag
+    ac, bd, ad, bc = x * u, y * v, x * v, y * u
+    re, im = ac - bd, ad + bc
+    if re == re or im == im:
+        return complex(re, im)
+    recalc = False
+    if _isinf(x) or _isinf(y):
+        x, y = _copysign(1.0 if _isinf(x) else 0.0, x), _copysign(1.0 if _isinf(y) else 0.0, y)
+        u, v = (_copysign(0.0, u) if u != u else u), (_copysign(0.0, v) if v != v else v)
+        recalc = True
+    if _isinf(u) or _isinf(v):
+        u, v = _copysign(1.0 if _isinf(u) else 0.0, u), _copysign(1.0 if _isinf(v) else 0.0, v)
+        x, y = (_copysign(0.0, x) if x != x else x), (_copysign(0.0, y) if y != y else y)
+        recalc = True
+    if not recalc and (_isinf(ac) or _isinf(bd) or _isinf(ad) or _isinf(bc)):
+        x, y, u, v = (_copysign(0.0, t) if t != t else t for t in (x, y, u, v))
+        recalc = True
+    if recalc:
+        re, im = INF * (x * u - y * v), INF * (x * v + y * u)
+    return complex(re, im)
+
+
+def _cmul1(a: complex, b: complex) -> complex:
+    return complex(a.real * b.real - a.imag * b.imag, a.real * b.imag + a.imag * b.real)
+
+
+def _clog1(z: complex) -> complex:
     try:
-        return x ** y
-    except ZeroDivisionError:  # 0 ** y: NumPy gives 0 when Re(y) > 0, else NaN
-        return 0j if y.real > 0 else complex(DNAN, DNAN)
-    except OverflowError:
-        return complex(INF, INF)
+        return cmath.log(z)
+    except (ValueError, OverflowError):
+        return _clog_special(z)
+
+
+def _cexp1(z: complex) -> complex:
+    try:
+        return cmath.exp(z)
+    except (ValueError, OverflowError):
+        try:
+            return _cexp_special(z)
+        except ValueError:
+            return complex(DNAN, DNAN)
+
+
+def cpow1(a: complex, b: complex) -> complex:
+    """NumPy's complex power (``nc_pow``): small integer exponents by repeated multiplication,
+    the rest as C's ``cpow`` = cexp(b * clog(a))."""
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    if br == 0 and bi == 0:
+        return 1 + 0j
+    if ar == 0 and ai == 0:
+        return 0j if br > 0 else complex(NAN, NAN)
+    if bi == 0 and _isfinite(br) and br == int(br) and -100 < br < 100:
+        n = int(br)
+        if n == 1:
+            return a
+        if n == 2:
+            return _cmul1(a, a)
+        if n == 3:
+            return _cmul1(a, _cmul1(a, a))
+        n = abs(n)
+        acc, p, mask = 1 + 0j, a, 1
+        while True:
+            if n & mask:
+                acc = _cmul1(acc, p)
+            mask <<= 1
+            if n < mask:
+                break
+            p = _cmul1(p, p)
+        if br < 0:
+            acc = _cdiv1(1.0, 0.0, acc.real, acc.imag, float)
+        return acc
+    return _cexp1(_cmul_annex_g(b, _clog1(a)))
 
 
 # -- the tables ---------------------------------------------------------------------------------------

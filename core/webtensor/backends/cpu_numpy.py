@@ -3,6 +3,13 @@
 A buffer is a flat NumPy array of the dtype's storage type (bfloat16 is stored as its uint16
 bits and computed in float32, rounded to nearest even).  A tensor view becomes an ``ndarray``
 over that buffer without copying.
+
+This backend is the reference the pure-Python one (``cpu_python``) reproduces bit for bit, so
+where NumPy's result depends on the machine or on its loop order it computes in a defined way
+instead (see ``cpu_python``'s docstring for the shared rules): float sums, products, matmul and
+scatter-add accumulate left to right in float64 (no BLAS, no pairwise sums); complex products,
+quotients, abs, sign and sqrt use explicit real formulas (no FMA); max/min give -0.0 < +0.0;
+transcendental functions of float16/bfloat16/float32/complex64 run in double precision.
 """
 
 from __future__ import annotations
@@ -270,7 +277,7 @@ def _maximum(a, b):
     """NumPy's maximum (the first NaN operand wins) with IEEE 754-2019's -0.0 < +0.0 (NumPy's
     choice between zeros depends on its SIMD path)."""
     r = np.maximum(a, b)
-    if r.dtype.kind == "f" and not np.all(r):
+    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
         both = (a == 0) & (b == 0)
         r = np.where(both, a + b, r)
     return r
@@ -278,7 +285,7 @@ def _maximum(a, b):
 
 def _minimum(a, b):
     r = np.minimum(a, b)
-    if r.dtype.kind == "f" and not np.all(r):
+    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
         both = (a == 0) & (b == 0)
         r = np.where(both, -(-a - b), r)
     return r
@@ -366,6 +373,13 @@ def _keys_to_floats(keys: np.ndarray, float_dtype) -> np.ndarray:
     return np.where(nan, float_dtype.type(np.nan), out)
 
 
+def _canonical_nan(r: np.ndarray) -> np.ndarray:
+    """NaN results of max/min reductions as the canonical quiet NaN (NumPy returns whichever
+    NaN its loop met)."""
+    nan = np.isnan(r)
+    return np.where(nan, r.dtype.type(np.nan), r) if nan.any() else r
+
+
 def _rows_last(v: np.ndarray, axes) -> np.ndarray:
     """``v`` with ``axes`` moved last and merged: shape ``kept + (n,)``, C order within rows."""
     kept = [i for i in range(v.ndim) if i not in axes]
@@ -409,6 +423,39 @@ def _seq_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         np.add.accumulate(p, axis=-2, out=p)
         acc = p[..., -1, :]
     return acc
+
+
+def _round_to(values: np.ndarray, dt) -> np.ndarray:
+    """float64 values rounded to the narrow float ``dt``, as comparable bit patterns."""
+    if dt is _d.bfloat16:
+        return f32_to_bf16(values.astype(np.float32))
+    return values.astype(_STORAGE[dt]).view(np.uint16 if dt is _d.float16 else np.uint32)
+
+
+def _narrow_matmul(a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
+    """``_seq_matmul`` for float16/bfloat16/float32 inputs at BLAS speed, same bits.
+
+    The products of narrow floats are exact in float64, so the sequential float64 sum and
+    BLAS's (any order, FMA or not) are both within ``gamma_k * sum|a_i b_i|`` of the exact dot
+    product.  Where that interval around BLAS's result rounds to a single value of ``dt`` the
+    sequential sum rounds to it too; the few other elements are summed sequentially.
+    """
+    s = np.matmul(a, b)
+    t = np.matmul(np.abs(a), np.abs(b))
+    k = a.shape[-1] + 1
+    gamma = k * 2.0 ** -53 / (1 - k * 2.0 ** -53)
+    delta = 2.0 * gamma * t / (1 - gamma)
+    lo = np.nextafter(s - delta, -np.inf)
+    hi = np.nextafter(s + delta, np.inf)
+    unsure = (_round_to(lo, dt) != _round_to(hi, dt)) | ~np.isfinite(s) | ~np.isfinite(t)
+    if unsure.any():
+        where = np.nonzero(unsure)
+        batch_idx, i, j = where[:-2], where[-2], where[-1]
+        rows = a[batch_idx + (i,)]  # (count, k)
+        cols = np.moveaxis(b, -1, -2)[batch_idx + (j,)]
+        p = rows * cols
+        s[where] = np.add.accumulate(p, axis=-1)[:, -1]
+    return s
 
 
 def _seq_cmatmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -456,6 +503,30 @@ def _stable_argsort(v: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     n = v.shape[axis]
     flipped = np.argsort(np.flip(v, axis), axis=axis, kind="stable")
     return (n - 1) - np.flip(flipped, axis)
+
+
+# np.errstate(all="ignore") costs ~2.5 µs per use, as much as a 1,000-element add.  NumPy 2
+# keeps the error state in a context variable; setting that variable directly is the same
+# thing for ~0.1 µs.  Older NumPy (or a future layout) falls back to errstate.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
+
+    with np.errstate(all="ignore"):
+        _IGNORE_ALL = _ERRSTATE.get()
+except (ImportError, AttributeError):
+    _ERRSTATE = None
+
+
+def _quietly(fn, *args):
+    """``fn(*args)`` with NumPy's floating-point warnings off (results carry inf/NaN)."""
+    if _ERRSTATE is None:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    token = _ERRSTATE.set(_IGNORE_ALL)
+    try:
+        return fn(*args)
+    finally:
+        _ERRSTATE.reset(token)
 
 
 class NumpyBackend(Backend):
@@ -562,11 +633,10 @@ class NumpyBackend(Backend):
         fn = UNARY[op]
         if op in _TRANSCENDENTAL and a.dtype in _WIDEN:
             a = a.astype(_WIDEN[a.dtype])
-        with np.errstate(all="ignore"):
-            if op in ("bitwise_invert",) and x.dtype is _d.bool:
-                result = ~a
-            else:
-                result = fn(a)
+        if op == "bitwise_invert" and x.dtype is _d.bool:
+            result = ~a
+        else:
+            result = _quietly(fn, a)
         self.store(out, result)
 
     def binary(self, op, out, a, b):
@@ -574,15 +644,20 @@ class NumpyBackend(Backend):
             # NOTE: the float32 neighbour would round straight back to x1; step the bf16 bits.
             out._data.reshape(out.shape)[...] = _bf16_nextafter(self.view(a), self.view(b))
             return
-        x, y = self.values(a), self.values(b)
+        x, y = self._operand(a), self._operand(b)
         fn = BINARY[op]
         if a.dtype is _d.bool and op in _BOOL_BINARY:
             fn = _BOOL_BINARY[op]
         if op in _TRANSCENDENTAL and x.dtype in _WIDEN:
             x, y = x.astype(_WIDEN[x.dtype]), y.astype(_WIDEN[y.dtype])
-        with np.errstate(all="ignore"):
-            result = fn(x, y)
-        self.store(out, result)
+        self.store(out, _quietly(fn, x, y))
+
+    def _operand(self, t) -> np.ndarray:
+        """Elementwise input values; a scalar stretched to the output shape (all strides 0)
+        stays 0-d and NumPy broadcasts it, which is much cheaper than a stride-0 view."""
+        if t.strides and not any(t.strides) and 0 not in t.shape:
+            return to_compute(t._data[t.offset:t.offset + 1].reshape(()), t.dtype)
+        return self.values(t)
 
     def where(self, out, cond, a, b):
         self.store(out, np.where(self.view(cond), self.values(a), self.values(b)))
@@ -611,9 +686,11 @@ class NumpyBackend(Backend):
             return
         if op in ("max", "min"):
             _refuse_complex(op, dt)
-            keys = _float_keys(v, op)
-            r = (np.max if op == "max" else np.min)(keys, axis=axes)
-            self.store(out, _keys_to_floats(r, v.dtype))
+            fn = np.max if op == "max" else np.min
+            r = np.asarray(fn(v, axis=axes))
+            if np.count_nonzero(r) != r.size:  # a zero: its sign needs the exact order
+                r = _keys_to_floats(fn(_float_keys(v, op), axis=axes), v.dtype)
+            self.store(out, _canonical_nan(r))
             return
         rows = _rows_last(v, axes)
         if op == "prod" and k == "c":
@@ -651,7 +728,10 @@ class NumpyBackend(Backend):
         elif op in ("max", "min"):
             _refuse_complex(f"cumulative {op}", dt)
             ufunc = np.maximum if op == "max" else np.minimum
-            r = _keys_to_floats(ufunc.accumulate(_float_keys(v, op), axis=axis), v.dtype)
+            r = ufunc.accumulate(v, axis=axis)
+            if np.count_nonzero(r) != r.size:
+                r = _keys_to_floats(ufunc.accumulate(_float_keys(v, op), axis=axis), v.dtype)
+            r = _canonical_nan(r)
         elif op == "prod" and k == "c":
             r = _seq_complex_prod(v, axis, cumulative=True)
         else:
@@ -677,8 +757,10 @@ class NumpyBackend(Backend):
         with np.errstate(all="ignore"):
             if kind in "biu":
                 r = np.matmul(x, y)
+            elif a.dtype is _d.float64:
+                r = _seq_matmul(x, y)
             elif kind == "f":
-                r = _seq_matmul(x.astype(np.float64), y.astype(np.float64))
+                r = _narrow_matmul(x.astype(np.float64), y.astype(np.float64), a.dtype)
             else:
                 r = _seq_cmatmul(x.astype(np.complex128), y.astype(np.complex128))
         self.store(out, r)

@@ -13,8 +13,13 @@ Semantics shared with ``cpu_numpy`` (the two agree bit for bit, transcendental o
   dtype at the end (bfloat16 through float32).  Integers wrap; bool sum/prod are any/all.
 * max/min reductions, scans and scatters return the canonical quiet NaN when a NaN is involved,
   and order -0.0 below +0.0 (IEEE 754-2019 maximum/minimum).  Complex max/min are refused.
+* Elementwise maximum/minimum return the first NaN operand (NumPy's rule) and also order -0.0
+  below +0.0.  argmax/argmin return the first occurrence, a NaN counting as the extreme.
 * Sorting is stable; ascending puts NaNs last, descending is the reverse order with ties kept in
   their original order (NaNs first); complex sorts by (real, imag) with NaNs as NumPy places them.
+
+Which NaN an operation on two NaN operands returns is the hardware's choice (and NumPy's loop
+order's), so only that payload/sign may differ between the backends.
 """
 
 from __future__ import annotations

@@ -1,0 +1,66 @@
+"""Per-op overhead of webtensor's CPU device against calling NumPy directly, same run.
+
+Target (issue 3): within 10 µs per op on 1,000-element float32 tensors with the NumPy backend.
+Also reports the pure-Python backend's throughput (elements per second).
+Run: PYTHONPATH=core python bench/bench_cpu.py
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "core"))
+
+import numpy as np  # noqa: E402
+
+import webtensor as wt  # noqa: E402
+from _table import per_call, print_table  # noqa: E402
+from webtensor.backends.cpu_python import PythonBackend  # noqa: E402
+from webtensor.device import Device  # noqa: E402
+
+
+def overhead_table() -> None:
+    a_np = np.linspace(0.5, 2.0, 1000, dtype=np.float32)
+    b_np = a_np[::-1].copy()
+    m_np = a_np[:900].reshape(30, 30)
+    a, b, m = wt.asarray(a_np), wt.asarray(b_np), wt.asarray(m_np)
+    cases = [
+        ("x + y", lambda: a + b, lambda: a_np + b_np),
+        ("x * 2.0", lambda: a * 2.0, lambda: a_np * np.float32(2.0)),
+        ("sqrt(x)", lambda: wt.sqrt(a), lambda: np.sqrt(a_np)),
+        ("x < y", lambda: a < b, lambda: a_np < b_np),
+        ("sum(x)", lambda: wt.sum(a), lambda: np.sum(a_np)),
+        ("max(x)", lambda: wt.max(a), lambda: np.max(a_np)),
+        ("x[10:500:3]", lambda: a[10:500:3], lambda: a_np[10:500:3]),
+        ("reshape", lambda: wt.reshape(a, (10, 100)), lambda: a_np.reshape(10, 100)),
+        ("m @ m (30x30)", lambda: m @ m, lambda: m_np @ m_np),
+        ("astype(f16)", lambda: wt.astype(a, wt.float16), lambda: a_np.astype(np.float16)),
+    ]
+    rows = []
+    for label, ours, theirs in cases:
+        t_ours, t_np = per_call(ours), per_call(theirs)
+        rows.append([label, f"{t_ours * 1e6:.1f}", f"{t_np * 1e6:.1f}",
+                     f"{(t_ours - t_np) * 1e6:.1f}", f"{t_ours / t_np:.1f}x"])
+    print_table("NumPy backend, 1,000 float32 elements (µs per call)",
+                ["op", "webtensor", "numpy", "overhead", "ratio"], rows)
+
+
+def python_throughput() -> None:
+    dev = Device("cpu-python", PythonBackend)
+    rows = []
+    for n in (1_000, 100_000):
+        x = wt.asarray([float(i % 97) for i in range(n)], dtype=wt.float32, device=dev)
+        y = wt.asarray([float(i % 89) + 1 for i in range(n)], dtype=wt.float32, device=dev)
+        for label, fn in [("x + y", lambda x=x, y=y: x + y), ("sin(x)", lambda x=x: wt.sin(x)),
+                          ("sum(x)", lambda x=x: wt.sum(x))]:
+            t = per_call(fn, repeat=3)
+            rows.append([label, f"{n:,}", f"{t * 1e3:.2f}", f"{n / t / 1e6:.2f}"])
+    print_table("pure-Python backend throughput", ["op", "elements", "ms/call", "M elem/s"],
+                rows)
+
+
+if __name__ == "__main__":
+    overhead_table()
+    python_throughput()

@@ -14,9 +14,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "core"))
 
 import numpy as np  # noqa: E402
+from _table import per_call, print_table  # noqa: E402
 
 import webtensor as wt  # noqa: E402
-from _table import per_call, print_table  # noqa: E402
 from webtensor.backends.cpu_python import PythonBackend  # noqa: E402
 from webtensor.device import Device  # noqa: E402
 

@@ -419,6 +419,7 @@ def test_seed_makes_the_global_stream_reproducible():
     assert wtr.rand().shape == ()
 
 
+@pytest.mark.skipif(sys.platform == "emscripten", reason="Pyodide has no threads")
 def test_next_key_is_thread_safe():
     wtr.seed(1)
     keys = []
@@ -496,6 +497,7 @@ def test_same_key_same_bytes_on_another_backend(other):
     assert n64 == pytest.approx(wtr.normal(wtr.key(5), (20,), wt.float64).tolist(), rel=1e-14)
 
 
+@pytest.mark.skipif(sys.platform == "emscripten", reason="Pyodide cannot start processes")
 def test_same_values_in_a_pure_python_process():
     try:
         import webtensor.backends.cpu_python  # noqa: F401

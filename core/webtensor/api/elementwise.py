@@ -142,45 +142,41 @@ _UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert"
 
 
 def _operand_ok(other) -> bool:
-    return other.__class__ is Tensor or isinstance(other, (bool, int, float, complex))
+    """Operands our operators take; anything else gets NotImplemented (Python's protocol)."""
+    return (other.__class__ is Tensor or isinstance(other, (bool, int, float, complex, list,
+                                                            tuple))
+            or hasattr(other, "__array_interface__"))
+
+
+def _forward(op):
+    def forward(self, other):
+        return apply_binary(op, self, other) if _operand_ok(other) else NotImplemented
+    return forward
+
+
+def _reflected(op):
+    def reflected(self, other):
+        return apply_binary(op, other, self) if _operand_ok(other) else NotImplemented
+    return reflected
+
+
+def _inplace(op):
+    def inplace(self, other):
+        from .manipulation import assign_into
+
+        assign_into(self, apply_binary(op, self, other), f"{op.name} (in place)")
+        return self
+    return inplace
 
 
 def _install_operators():
     for dunder, name in _OPERATORS.items():
         op = ELEMENTWISE[name]
-
-        def forward(self, other, op=op):
-            if not _operand_ok(other) and not hasattr(other, "__array_interface__") \
-                    and not isinstance(other, (list, tuple)):
-                return NotImplemented
-            return apply_binary(op, self, other)
-
-        def reflected(self, other, op=op):
-            if not _operand_ok(other) and not hasattr(other, "__array_interface__") \
-                    and not isinstance(other, (list, tuple)):
-                return NotImplemented
-            return apply_binary(op, other, self)
-
-        def inplace(self, other, op=op):
-            result = apply_binary(op, self, other)
-            from .manipulation import assign_into
-
-            assign_into(self, result, f"{op.name} (in place)")
-            return self
-
-        setattr(Tensor, f"__{dunder}__", forward)
-        setattr(Tensor, f"__r{dunder}__", reflected)
-        setattr(Tensor, f"__i{dunder}__", inplace)
+        setattr(Tensor, f"__{dunder}__", _forward(op))
+        setattr(Tensor, f"__r{dunder}__", _reflected(op))
+        setattr(Tensor, f"__i{dunder}__", _inplace(op))
     for dunder, name in _COMPARISONS.items():
-        op = ELEMENTWISE[name]
-
-        def compare(self, other, op=op):
-            if not _operand_ok(other) and not hasattr(other, "__array_interface__") \
-                    and not isinstance(other, (list, tuple)):
-                return NotImplemented
-            return apply_binary(op, self, other)
-
-        setattr(Tensor, f"__{dunder}__", compare)
+        setattr(Tensor, f"__{dunder}__", _forward(ELEMENTWISE[name]))
     for dunder, name in _UNARY_OPERATORS.items():
         op = ELEMENTWISE[name]
         setattr(Tensor, f"__{dunder}__", lambda self, op=op: apply_unary(op, self))

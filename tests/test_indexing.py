@@ -371,7 +371,12 @@ def test_setitem_matches_numpy(backend, data):
     except IndexError:
         return
     value = data.draw(_value_for(target_shape, x.dtype))
-    expected[ref] = value
+    try:
+        expected[ref] = value
+    except TypeError:
+        # NumPy alone refuses a >1-D value for a boolean-mask assignment even when it would
+        # broadcast (leading size-1 dims); webtensor applies ordinary broadcasting there.
+        return
     before = x._data
     x[key] = make(value, x.dtype, backend)
     check(x, expected)

@@ -75,8 +75,8 @@ def to_compute(a: np.ndarray, dt) -> np.ndarray:
 
 def from_compute(values: np.ndarray, dt) -> np.ndarray:
     """Values of any NumPy dtype -> storage array of ``dt`` with webtensor's cast semantics."""
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf is the defined result
-        return _from_compute(np.asarray(values), dt)
+    # Overflow to inf is the defined result: no warnings (see _quietly).
+    return _quietly(_from_compute, np.asarray(values), dt)
 
 
 def _from_compute(values: np.ndarray, dt) -> np.ndarray:
@@ -698,8 +698,10 @@ class NumpyBackend(Backend):
             return
         wide = rows.astype(np.complex128 if k == "c" else np.float64)
         ufunc = np.add if op == "sum" else np.multiply
-        with np.errstate(all="ignore"):
-            r = ufunc.accumulate(wide, axis=-1)[..., -1] if wide.shape[-1] > 1 else wide[..., 0]
+        if wide.shape[-1] > 1:
+            r = _quietly(ufunc.accumulate, wide, -1)[..., -1]
+        else:
+            r = wide[..., 0]
         self.store(out, r)
 
     def arg_reduce(self, op, out, x, axis):

@@ -7,6 +7,7 @@
 * ``make(case, dev)`` builds the tensor; ``vals(case)`` gives the values NumPy computes with
   (bfloat16 as float32).
 * ``check_exact`` / ``check_close`` compare a tensor with a NumPy reference.
+* ``dev_fixture`` (import it to get the ``dev`` fixture), ``needs_numpy``, ``np`` (None under Pyodide), ``SETTINGS``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import webtensor as wt
@@ -47,6 +49,23 @@ def _numpy_param():
 
 
 DEV_PARAMS = [_numpy_param(), _python_param()]
+
+
+try:
+    import numpy as np
+except ImportError:  # Pyodide without NumPy: the NumPy-free tests still run
+    np = None
+
+# The reference oracles need NumPy; semantic and error tests below do not.
+needs_numpy = pytest.mark.skipif(np is None, reason="needs NumPy for the reference results")
+
+SETTINGS = settings(max_examples=40, deadline=None)
+
+
+@pytest.fixture(name="dev", scope="session", params=DEV_PARAMS)
+def dev_fixture(request):
+    """A CPU device per backend (NumPy, pure Python)."""
+    return request.param
 
 
 INTS = tuple(wt.all_int_dtypes)

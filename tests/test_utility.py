@@ -6,39 +6,27 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import webtensor as wt
 from _oracle import bf16_round
-from _stats_helpers import (
+from _stats_helpers import (  # noqa: F401 - dev_fixture provides the `dev` fixture
     ALL,
     DEV_PARAMS,
     FLOATS,
     INTS,
+    SETTINGS,
     axis_choices,
     bounded,
     cases,
     check_exact,
+    dev_fixture,
     make,
+    needs_numpy,
+    np,
     vals,
 )
-
-try:
-    import numpy as np
-except ImportError:  # Pyodide without NumPy: the NumPy-free tests still run
-    np = None
-
-# The reference oracles need NumPy; semantic and error tests below do not.
-needs_numpy = pytest.mark.skipif(np is None, reason="needs NumPy for the reference results")
-
-SETTINGS = settings(max_examples=40, deadline=None)
-
-
-@pytest.fixture(scope="session", params=DEV_PARAMS)
-def dev(request):
-    """A CPU device per backend (NumPy, pure Python)."""
-    return request.param
 
 
 @needs_numpy

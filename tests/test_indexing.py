@@ -19,11 +19,9 @@ import webtensor as wt
 from _oracle import (
     BACKENDS,
     layouts,
-    np_storage_dtype,
     shapes,
-    tensor_from_storage,
-    tensor_storage,
 )
+from _views import _np, check, make, random_storage, t
 
 DTYPES = [wt.bool, wt.int8, wt.uint16, wt.int64, wt.float16, wt.bfloat16, wt.float32,
           wt.complex64]
@@ -34,30 +32,7 @@ dtypes = st.sampled_from(DTYPES)
 pytestmark = pytest.mark.parametrize("backend", BACKENDS)
 
 
-# -- helpers (as in test_manipulation) ---------------------------------------------------------
-
-def _np():
-    return pytest.importorskip("numpy")
-
-
-def random_storage(shape, dt, seed):
-    np = _np()
-    rng = np.random.default_rng(seed)
-    sd = np_storage_dtype(dt)
-    n = math.prod(shape)
-    if dt is wt.bool:
-        return rng.integers(0, 2, n).astype(bool).reshape(shape)
-    raw = rng.integers(0, 256, n * sd.itemsize, dtype=np.uint8)
-    return raw.view(sd).reshape(shape).copy()
-
-
-def make(storage, dt, device, layout=None):
-    if storage.ndim == 0:
-        from webtensor.tensor import Tensor
-
-        return Tensor._wrap(device.backend.from_bytes(dt, storage.tobytes()), (), dt, device)
-    return tensor_from_storage(storage, dt, device, layout=layout)
-
+# -- helpers (shared ones live in _views.py) ---------------------------------------------------------
 
 @st.composite
 def tensors(draw, device, min_dims=0, max_dims=3, min_side=0, max_side=4, dtype=None):
@@ -66,22 +41,6 @@ def tensors(draw, device, min_dims=0, max_dims=3, min_side=0, max_side=4, dtype=
     storage = random_storage(shape, dt, draw(st.integers(0, 2 ** 32 - 1)))
     layout = draw(st.none() | layouts(len(shape))) if shape else None
     return make(storage, dt, device, layout), storage
-
-
-def check(got, expected, dt=None):
-    np = _np()
-    from _oracle import assert_same_values
-
-    dt = got.dtype if dt is None else dt
-    assert got.dtype is dt
-    expected = np.asarray(expected)
-    assert got.shape == expected.shape, (got.shape, expected.shape)
-    assert_same_values(np.ascontiguousarray(tensor_storage(got)).reshape(-1),
-                       np.ascontiguousarray(expected).reshape(-1), dt, context="values")
-
-
-def t(values, backend, **kw):
-    return wt.asarray(values, device=backend, **kw)
 
 
 # -- index strategies ------------------------------------------------------------------------------

@@ -19,13 +19,11 @@ import webtensor as wt
 from _oracle import (
     BACKENDS,
     layouts,
-    np_storage_dtype,
     ref_cast,
     shapes,
-    tensor_from_storage,
-    tensor_storage,
     to_storage,
 )
+from _views import _np, check, make, random_storage, t
 
 DTYPES = [wt.bool, wt.int8, wt.uint16, wt.int64, wt.float16, wt.bfloat16, wt.float32,
           wt.complex64]
@@ -38,22 +36,6 @@ pytestmark = pytest.mark.parametrize("backend", BACKENDS)
 
 # -- helpers ----------------------------------------------------------------------------------------
 
-def _np():
-    return pytest.importorskip("numpy")
-
-
-def random_storage(shape, dt, seed):
-    """Random bytes of ``dt``'s storage (any bit pattern; bool as 0/1)."""
-    np = _np()
-    rng = np.random.default_rng(seed)
-    sd = np_storage_dtype(dt)
-    n = math.prod(shape)
-    if dt is wt.bool:
-        return rng.integers(0, 2, n).astype(bool).reshape(shape)
-    raw = rng.integers(0, 256, n * sd.itemsize, dtype=np.uint8)
-    return raw.view(sd).reshape(shape).copy()
-
-
 @st.composite
 def tensors(draw, device, min_dims=0, max_dims=3, min_side=0, max_side=3, dtype=None):
     """(tensor, storage ndarray, layout) over a possibly strided view."""
@@ -63,15 +45,6 @@ def tensors(draw, device, min_dims=0, max_dims=3, min_side=0, max_side=3, dtype=
     # (0-d tensors are always contiguous: _oracle's layouts need at least one axis.)
     layout = draw(st.none() | layouts(len(shape))) if shape else None
     return make(storage, dt, device, layout), storage, layout
-
-
-def make(storage, dt, device, layout=None):
-    """``tensor_from_storage`` that also keeps 0-d storage 0-d."""
-    if storage.ndim == 0:
-        from webtensor.tensor import Tensor
-
-        return Tensor._wrap(device.backend.from_bytes(dt, storage.tobytes()), (), dt, device)
-    return tensor_from_storage(storage, dt, device, layout=layout)
 
 
 def numpy_view(storage, layout):
@@ -88,26 +61,8 @@ def numpy_view(storage, layout):
     return view, flat
 
 
-def check(got, expected, dt=None):
-    """``got`` (tensor) has exactly ``expected``'s shape and bits (NaN matches NaN)."""
-    np = _np()
-    from _oracle import assert_same_values
-
-    dt = got.dtype if dt is None else dt
-    assert got.dtype is dt
-    expected = np.asarray(expected)
-    assert got.shape == expected.shape, (got.shape, expected.shape)
-    # (flattened: _oracle's comparison cannot view 0-d complex arrays as pairs)
-    assert_same_values(np.ascontiguousarray(tensor_storage(got)).reshape(-1),
-                       np.ascontiguousarray(expected).reshape(-1), dt, context="values")
-
-
 def shares(a, b) -> bool:
     return a._data is b._data
-
-
-def t(values, backend, **kw):
-    return wt.asarray(values, device=backend, **kw)
 
 
 # -- reshape / ravel ---------------------------------------------------------------------------------

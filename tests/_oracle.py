@@ -89,7 +89,27 @@ def _available_devices() -> dict[str, Device]:
         PythonBackend = None
     if PythonBackend is not None:
         found["python"] = _device_of(PythonBackend)
+    gpu = _webgpu_device()
+    if gpu is not None:
+        found["webgpu"] = gpu
     return found
+
+
+def _webgpu_device() -> Device | None:
+    """The webgpu device when an adapter exists (lavapipe in CI), else None with the reason
+    printed once, so the suite says why it ran on the CPU only."""
+    try:
+        from webtensor.backends.webgpu import probe
+    except ImportError as e:  # pragma: no cover - no wgpu installed
+        print(f"\nwebgpu tests skipped: {e}")
+        return None
+    found = probe()
+    if not found.available:
+        print(f"\nwebgpu tests skipped: {found.reason}")
+        return None
+    from webtensor import device as _device_mod
+
+    return _device_mod.as_device("webgpu")
 
 
 DEVICES: dict[str, Device] = _available_devices()

@@ -48,7 +48,8 @@ def _numpy_param():
     return pytest.param(None, id="numpy", marks=pytest.mark.skip(reason="NumPy not installed"))
 
 
-DEV_PARAMS = [_numpy_param(), _python_param()]
+DEV_PARAMS = [_numpy_param(), _python_param()] + (
+    [pytest.param(DEVICES["webgpu"], id="webgpu")] if "webgpu" in DEVICES else [])
 
 
 try:
@@ -64,7 +65,7 @@ SETTINGS = settings(max_examples=40, deadline=None)
 
 @pytest.fixture(name="dev", scope="session", params=DEV_PARAMS)
 def dev_fixture(request):
-    """A CPU device per backend (NumPy, pure Python)."""
+    """Each device: the CPU backends (NumPy, pure Python) and webgpu when an adapter exists."""
     return request.param
 
 

@@ -483,6 +483,10 @@ def _other_devices():
                                     marks=pytest.mark.skip("no pure-Python backend yet")))
     else:
         devices.append(pytest.param(Device("cpu", PythonBackend), id="python"))
+    from _oracle import DEVICES
+
+    if "webgpu" in DEVICES:
+        devices.append(pytest.param(DEVICES["webgpu"], id="webgpu"))
     return devices
 
 

@@ -15,7 +15,9 @@ Devices
     backend that imports here: the NumPy backend when NumPy is installed, the pure-Python backend
     when ``webtensor.backends.cpu_python.PythonBackend`` exists.  The default ``wt.device.cpu`` is
     reused when its backend is of that kind, otherwise a separate ``Device("cpu", Backend)`` is
-    made (so both backends are tested whatever ``WEBTENSOR_CPU`` says).  ``BACKENDS`` is the list
+    made (so both backends are tested whatever ``WEBTENSOR_CPU`` says).  ``"webgpu"`` is added
+    when a WebGPU adapter exists (lavapipe in CI), so the op suite runs on it too; otherwise the
+    reason is printed.  ``BACKENDS`` is the list
     of ``pytest.param(device, id=name)`` and ``backend`` a session-scoped fixture over it (session
     scope keeps hypothesis' function-scoped-fixture health check quiet), defined here as
     ``backend_fixture`` so that test parameters named ``backend`` shadow no import.  Create tensors on one

@@ -87,13 +87,18 @@ def test_str_matches_numpy_defaults_with_precision_8(a):
         assert str(wt.asarray(a)) == str(a)
 
 
+def _devices():
+    from _oracle import DEVICES
+
+    return ["cpu"] + (["webgpu"] if "webgpu" in DEVICES else [])
+
+
+@pytest.mark.parametrize("device", _devices())
 @pytest.mark.parametrize("a", _ARRAYS, ids=_IDS)
-def test_repr_body_matches_numpy_and_appends_metadata(a):
-    t = wt.asarray(a)
+def test_repr_body_matches_numpy_and_appends_metadata(a, device):
+    t = wt.asarray(a, device=device)
     body = _np_body(a, sep=", ", prefix="Tensor(", suffix=",")
-    if a.ndim == 0:
-        body = body  # 0-d: NumPy formats the lone element the same way
-    meta = f"shape={a.shape}, dtype={a.dtype.name}, device=cpu)"
+    meta = f"shape={a.shape}, dtype={a.dtype.name}, device={device})"
     text = "Tensor(" + body + ","
     last = len(text) - (text.rfind("\n") + 1)
     spacer = " " if last + len(meta) + 1 <= 75 else "\n       "

@@ -1,11 +1,31 @@
 #!/usr/bin/env bash
-# The main job. The browser playground (web/playground, built by build_wasm.py) is not part of
-# the tree yet; until it is, this sets up the package and runs the terminal tour of webtensor
-# (python -m webtensor), which shows a working default example.
+# The main job: build the browser playground and serve it on http://127.0.0.1:8000/
+#
+#   bash scripts/serve.sh [--port N]
+#
+# On a fresh Debian machine it installs what the build needs (Python venv, Node.js + npm), the
+# build tools into .venv and the pinned web packages (web/package-lock.json), then runs
+# `python build_wasm.py --serve`: the pure wheel, the Pyodide runtime and the playground staged in
+# build/site/. Open the printed address in a browser with WebGPU (Chrome/Edge, Safari 26+,
+# Firefox 141+); without WebGPU the playground runs on its CPU device.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if [[ ! -x .venv/bin/python ]]; then
-  python3 -m venv .venv
+
+missing=()
+command -v python3 >/dev/null && python3 -c 'import venv, ensurepip' 2>/dev/null \
+  || missing+=(python3 python3-venv)
+command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
+if ((${#missing[@]})); then
+  SUDO=""
+  [[ "$(id -u)" == 0 ]] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[numpy]'
-exec .venv/bin/python -m webtensor "$@"
+
+[[ -x .venv/bin/python ]] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e . build hatchling
+[[ -f web/node_modules/pyodide/pyodide.mjs && -d web/node_modules/codemirror ]] \
+  || (cd web && npm ci --no-audit --no-fund --loglevel=error)
+
+exec .venv/bin/python build_wasm.py --serve "$@"

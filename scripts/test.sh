@@ -4,7 +4,8 @@
 #   bash scripts/test.sh [pytest args...]      # e.g. bash scripts/test.sh -x -k matmul
 #
 # Stages: system packages -> .venv (editable install + dev extra) -> ruff -> pytest (CPython)
-# -> pytest with WEBTENSOR_CPU=python -> build wheel -> pytest inside Pyodide (Node).
+# -> pytest with WEBTENSOR_CPU=python -> build wheel -> pytest inside Pyodide (Node)
+# -> static site (build_wasm.py) -> browser tests and playground tests (headless Chromium).
 # Setup stages abort on failure; check stages all run and the summary lists what failed.
 # Re-runs skip installs whose inputs (pyproject.toml, web/package-lock.json,
 # tests/pyodide/requirements.txt) have not changed.
@@ -16,7 +17,7 @@ ROOT="$PWD"
 # ---- configuration ---------------------------------------------------------------------
 # Debian packages the suite needs, installed (apt-get) only when missing. Add them here,
 # e.g. APT_PACKAGES=(mesa-vulkan-drivers chromium).
-APT_PACKAGES=(mesa-vulkan-drivers)  # lavapipe: a CPU Vulkan driver, so the webgpu device runs
+APT_PACKAGES=(mesa-vulkan-drivers chromium)  # lavapipe: the webgpu device runs; chromium: browser tests
 VENV="$ROOT/.venv"
 PYODIDE_WHEELS="$ROOT/.cache/pyodide-wheels"
 PYODIDE_REQUIREMENTS="$ROOT/tests/pyodide/requirements.txt"
@@ -141,8 +142,8 @@ stage "pytest (CPython $("$PY" -c 'import platform; print(platform.python_versio
 check "$PY" -m pytest "$@"
 
 # ---- 5. pytest, pure-Python CPU backend ------------------------------------------------
-stage "pytest (WEBTENSOR_CPU=python)"
-check env WEBTENSOR_CPU=python "$PY" -m pytest "$@"
+stage "pytest (WEBTENSOR_CPU=python; webgpu already covered above)"
+check env WEBTENSOR_CPU=python WEBTENSOR_TEST_WEBGPU=0 "$PY" -m pytest "$@"
 
 # ---- 6. wheel --------------------------------------------------------------------------
 stage "build wheel (dist/)"
@@ -179,6 +180,18 @@ stage_done ok
 
 stage "pytest (Pyodide in Node)"
 check node tests/pyodide/run_pytest.mjs --wheel "$WHEEL" -- "$@"
+
+# ---- 8. the browser: Pyodide + WebGPU in headless Chromium ------------------------------
+stage "static site (build_wasm.py -> build/site)"
+"$PY" build_wasm.py
+stage_done ok
+
+stage "browser tests (Chromium: Pyodide + WebGPU, main thread and worker)"
+check node tests/browser/run.mjs
+
+# ---- 9. the playground in headless Chromium ---------------------------------------------
+stage "playground tests (Chromium; screenshots in build/artifacts/playground)"
+check node tests/playground/run.mjs --site build/site
 
 # ---- summary ---------------------------------------------------------------------------
 printf '\n%s==> summary%s\n' "$BOLD" "$RESET"

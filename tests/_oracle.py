@@ -100,6 +100,11 @@ def _available_devices() -> dict[str, Device]:
 def _webgpu_device() -> Device | None:
     """The webgpu device when an adapter exists (lavapipe in CI), else None with the reason
     printed once, so the suite says why it ran on the CPU only."""
+    import os
+
+    if os.environ.get("WEBTENSOR_TEST_WEBGPU") == "0":
+        print("\nwebgpu tests skipped: WEBTENSOR_TEST_WEBGPU=0")
+        return None
     try:
         from webtensor.backends.webgpu import probe
     except ImportError as e:  # pragma: no cover - no wgpu installed

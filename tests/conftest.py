@@ -16,6 +16,11 @@ settings.register_profile("thorough", parent=settings.get_profile("webtensor"),
                           max_examples=1000)
 settings.load_profile(os.environ.get("WEBTENSOR_HYPOTHESIS", "webtensor"))
 
+# WEBTENSOR_TEST_WEBGPU=0 leaves the webgpu device out (scripts/test.sh's second CPython run,
+# which only changes the default CPU backend, so the GPU part would repeat the first run).
+if os.environ.get("WEBTENSOR_TEST_WEBGPU") == "0":
+    collect_ignore_glob = ["test_webgpu*.py"]
+
 
 @pytest.fixture(autouse=True)
 def _restore_webtensor_settings():

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Playground startup and default-example timings in headless Chromium (numbers, never pass/fail).
+//
+//   node bench/bench_playground.mjs [--site build/site] [--runs 3]
+//
+// For a launch with WebGPU (SwiftShader here) and one without (the CPU fallback), reports:
+//   page interactive  navigation start -> editor shown and Run clickable (Python still loading)
+//   python ready      navigation start -> the worker reports webtensor imported (Run executes)
+//   default example   the first run and the median of --runs later runs: the Python-side time
+//                     (compute + show) and the wall time seen by the page (incl. drawing)
+// A fresh browser context per launch, so nothing comes from the HTTP or code cache. Also prints
+// the size of the page's bundle (main.js: CodeMirror, the renderer, the explorer, the examples).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { checkSite, launchChromium, openPlayground, repoRoot, serveStatic } from "../tests/playground/harness.mjs";
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : fallback;
+};
+const site = path.resolve(option("--site", path.join(repoRoot, "build", "site")));
+const runs = Number(option("--runs", "3"));
+checkSite(site);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function runDefault(page) {
+  await page.evaluate(() => (window.playground.lastRun = null));
+  await page.click("#run");
+  await page.waitForFunction(() => window.playground.lastRun != null, null, { timeout: 300_000 });
+  const report = await page.evaluate(() => window.playground.lastRun);
+  if (!report.ok) throw new Error(`the default example failed: ${report.error.traceback}`);
+  return report;
+}
+
+const server = await serveStatic(site);
+const rows = [];
+for (const webgpu of [true, false]) {
+  const browser = await launchChromium({ webgpu });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await openPlayground(context, server.url);
+    const times = await page.evaluate(() => {
+      const nav = performance.getEntriesByType("navigation")[0];
+      return { interactive: nav.domContentLoadedEventEnd, ready: window.playground.readyAt };
+    });
+    const badge = await page.textContent("#device-badge");
+    const first = await runDefault(page);
+    const later = [];
+    for (let i = 0; i < runs; i++) later.push(await runDefault(page));
+    rows.push({
+      launch: webgpu ? "--enable-unsafe-webgpu" : "no WebGPU",
+      device: badge,
+      "page interactive ms": Math.round(times.interactive),
+      "python ready ms": Math.round(times.ready),
+      "1st run s (py/wall)": `${first.seconds.toFixed(2)} / ${first.wall.toFixed(2)}`,
+      [`median of ${runs} s (py/wall)`]:
+        `${median(later.map((r) => r.seconds)).toFixed(2)} / ${median(later.map((r) => r.wall)).toFixed(2)}`,
+    });
+  } finally {
+    await browser.close();
+  }
+}
+await server.close();
+const bundle = readFileSync(path.join(site, "playground", "main.js"));
+const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
+console.log(`playground benchmark (site ${site}, Chromium headless)`);
+console.log(`bundle playground/main.js: ${kb(bundle.length)} minified, ${kb(gzipSync(bundle).length)} gzip`);
+console.table(rows);

@@ -1,0 +1,199 @@
+// webtensor, TensorFlow.js and jax-js on the same WebGPU device, in one page and one run.
+//
+// Every library runs the same three workloads; each timing enqueues the work `reps` times and
+// then waits for one element of the last result, so it measures GPU throughput plus the
+// library's own per-op overhead, not readback of big results.  The runner (run_peers.mjs)
+// collects `globalThis.benchResult`.
+import { loadWebtensor } from "../webtensor.mjs";
+
+const { tf, jax } = globalThis.peers;
+const np = jax.numpy;
+const log = (s) => { document.getElementById("log").textContent += s + "\n"; };
+
+const MATMUL_SIZES = [256, 512, 1024];
+const CHAIN_SIZE = 1 << 20;
+const SUM_SIZE = 1 << 24;
+const BUDGET_MS = 1500;   // per measurement, after one warm-up run
+const MAX_REPS = 20;
+
+const WORKLOADS = [
+  ...MATMUL_SIZES.map((n) => ({ name: `matmul ${n}`, kind: "matmul", n, flop: 2 * n ** 3 })),
+  { name: "8-op chain 1M", kind: "chain", n: CHAIN_SIZE, bytes: 2 * 4 * CHAIN_SIZE },
+  { name: "sum 16M", kind: "sum", n: SUM_SIZE, bytes: 4 * SUM_SIZE },
+];
+
+function randomFloats(n, seed) {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 4294967296;
+  }
+  return out;
+}
+
+// Run enqueue() once to warm up, once to size the repetitions, then `reps` times in a row.
+async function timeJs(enqueue, finish, release) {
+  const value = await finish(enqueue());
+  let t0 = performance.now();
+  await finish(enqueue());
+  const one = performance.now() - t0;
+  const reps = Math.max(1, Math.min(MAX_REPS, Math.floor(BUDGET_MS / Math.max(one, 0.05))));
+  t0 = performance.now();
+  let last;
+  for (let i = 0; i < reps; i++) {
+    if (last !== undefined) release(last);
+    last = enqueue();
+  }
+  await finish(last);
+  return { ms: (performance.now() - t0) / reps, value };
+}
+
+const libraries = {
+  async "TensorFlow.js"() {
+    await tf.setBackend("webgpu");
+    await tf.ready();
+    return async (w) => {
+      const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
+      const a = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 1), shape);
+      const b = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 2), shape);
+      const step = {
+        matmul: () => tf.matMul(a, b),
+        chain: () => tf.tidy(() => {  // functional API: chained methods need an extra import
+          let y = tf.sin(tf.add(tf.mul(a, 1.5), 0.5));
+          y = tf.mul(y, y);
+          return tf.exp(tf.sqrt(tf.abs(tf.sub(y, 0.25))));
+        }),
+        sum: () => tf.sum(a),
+      }[w.kind];
+      const finish = async (r) => {
+        const one = tf.slice(tf.reshape(r, [-1]), [0], [1]);
+        const [value] = await one.data();
+        one.dispose();
+        r.dispose();
+        return value;
+      };
+      const ms = await timeJs(step, finish, (r) => r.dispose());
+      a.dispose();
+      b.dispose();
+      return ms;
+    };
+  },
+
+  async "jax-js"() {
+    const devices = await jax.init();
+    if (!devices.includes("webgpu")) throw new Error("jax-js found no webgpu backend");
+    jax.defaultDevice("webgpu");
+    const chain = jax.jit((x) => {
+      let y = np.sin(x.mul(1.5).add(0.5));
+      y = y.ref.mul(y);
+      return np.exp(np.sqrt(np.abs(y.sub(0.25))));
+    });
+    return async (w) => {
+      const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
+      const size = w.n * (w.kind === "matmul" ? w.n : 1);
+      const a = np.array(randomFloats(size, 1)).reshape(shape);
+      const b = np.array(randomFloats(size, 2)).reshape(shape);
+      const step = {
+        matmul: () => np.matmul(a.ref, b.ref),
+        chain: () => chain(a.ref),
+        sum: () => np.sum(a.ref),
+      }[w.kind];
+      const finish = async (r) => {
+        const [value] = await r.ravel().slice([0, 1]).data();
+        return value;
+      };
+      const ms = await timeJs(step, finish, (r) => r.dispose());
+      a.dispose();
+      b.dispose();
+      return ms;
+    };
+  },
+
+  async webtensor() {
+    const py = await loadWebtensor({});
+    const device = py.runPython("import webtensor as wt; wt.default_device().name");
+    if (device !== "webgpu") throw new Error(`webtensor's default device is ${device}`);
+    await py.runPythonAsync(`
+import time
+import webtensor as wt
+
+BUDGET_S, MAX_REPS = ${BUDGET_MS / 1000}, ${MAX_REPS}
+
+def _host_floats(n, seed):
+    # the page's generator, so every library sees the same numbers
+    out, s = [], seed
+    for _ in range(n):
+        s = (s * 1664525 + 1013904223) & 0xFFFFFFFF
+        out.append(s / 4294967296)
+    return out
+
+async def _finish(r):
+    return await r.reshape(-1)[0].item_async()
+
+async def wt_bench(kind, n):
+    shape = (n, n) if kind == "matmul" else (n,)
+    size = n * n if kind == "matmul" else n
+    if size <= 1 << 20:
+        a = wt.asarray(_host_floats(size, 1), dtype=wt.float32).reshape(shape)
+        b = wt.asarray(_host_floats(size, 2), dtype=wt.float32).reshape(shape)
+    else:  # 16M Python floats would take minutes to build in WebAssembly; values don't matter
+        a = wt.arange(size, dtype=wt.int32).astype(wt.float32) * (1.0 / size)
+        b = a
+    def step():
+        if kind == "matmul":
+            return a @ b
+        if kind == "chain":
+            y = wt.sin(a * 1.5 + 0.5)
+            y = y * y
+            return wt.exp(wt.sqrt(wt.abs(y - 0.25)))
+        return wt.sum(a)
+    value = await _finish(step())
+    t0 = time.perf_counter()
+    await _finish(step())
+    one = time.perf_counter() - t0
+    reps = max(1, min(MAX_REPS, int(BUDGET_S / max(one, 5e-5))))
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        r = step()
+    await _finish(r)
+    return {"ms": (time.perf_counter() - t0) / reps * 1000, "value": value}
+`);
+    const bench = py.globals.get("wt_bench");
+    return async (w) => (await bench(w.kind, w.n)).toJs({ dict_converter: Object.fromEntries });
+  },
+};
+
+async function main() {
+  const adapter = await navigator.gpu?.requestAdapter();
+  const info = adapter?.info ?? {};
+  const result = { adapter: `${info.vendor ?? "?"} ${info.architecture ?? ""} ${info.description ?? ""}`.trim(),
+                   workloads: WORKLOADS, ms: {}, values: {}, errors: {} };
+  log(`adapter: ${result.adapter}`);
+  for (const [name, setup] of Object.entries(libraries)) {
+    result.ms[name] = {};
+    result.values[name] = {};
+    let run;
+    try {
+      run = await setup();
+    } catch (e) {
+      result.errors[name] = String(e);
+      log(`${name}: setup failed: ${e}`);
+      continue;
+    }
+    for (const w of WORKLOADS) {
+      try {
+        const { ms, value } = await run(w);
+        result.ms[name][w.name] = ms;
+        result.values[name][w.name] = value;
+        log(`${name.padEnd(14)} ${w.name.padEnd(16)} ${ms.toFixed(2)} ms  (first element ${value})`);
+      } catch (e) {
+        result.errors[`${name}: ${w.name}`] = String(e);
+        log(`${name} ${w.name}: ${e}`);
+      }
+    }
+  }
+  globalThis.benchResult = result;
+}
+
+main().catch((e) => { globalThis.benchResult = { fatal: String(e.stack ?? e) }; log(String(e)); });

@@ -1,0 +1,108 @@
+// Runs peers.html in headless Chromium and prints webtensor vs TensorFlow.js vs jax-js.
+//
+//   python build_wasm.py && node bench/browser/run_peers.mjs [--site build/site] [--json out.json]
+//
+// Bundles the peers with esbuild, serves the built site at / and the benchmark page at /bench/,
+// and drives /usr/bin/chromium (or $CHROMIUM) with WebGPU enabled.
+import { createServer } from "node:http";
+import { readFile, mkdir, copyFile, writeFile } from "node:fs/promises";
+import { extname, join, resolve, dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, "../..");
+const WEB_MODULES = join(ROOT, "web", "node_modules");
+const { values: args } = parseArgs({
+  options: {
+    site: { type: "string", default: join(ROOT, "build", "site") },
+    json: { type: "string" },
+    timeout: { type: "string", default: "900" },
+  },
+});
+
+const esbuild = await import(pathToFileURL(join(WEB_MODULES, "esbuild", "lib", "main.js")));
+const { chromium } = await import(pathToFileURL(join(WEB_MODULES, "playwright-core", "index.mjs")));
+
+const out = join(ROOT, "build", "bench-browser");
+await mkdir(out, { recursive: true });
+await esbuild.build({
+  entryPoints: [join(HERE, "peers_entry.mjs")], bundle: true, format: "iife",
+  outfile: join(out, "peers_bundle.js"), nodePaths: [WEB_MODULES], logLevel: "warning",
+  define: { "process.env.NODE_ENV": '"production"' },
+});
+for (const f of ["peers.html", "peers.mjs"]) await copyFile(join(HERE, f), join(out, f));
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript",
+                ".wasm": "application/wasm", ".json": "application/json", ".whl": "application/zip",
+                ".zip": "application/zip", ".tar": "application/x-tar", ".css": "text/css" };
+const server = createServer(async (req, res) => {
+  const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  const [base, rest] = path.startsWith("/bench/") ? [out, path.slice(7)] : [args.site, path.slice(1)];
+  const file = resolve(base, rest || "index.html");
+  if (!file.startsWith(resolve(base))) { res.writeHead(403).end(); return; }
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const url = `http://127.0.0.1:${server.address().port}/bench/peers.html`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+});
+let result;
+try {
+  const page = await browser.newPage();
+  page.on("console", (m) => { if (m.type() === "error") console.error(`[page] ${m.text()}`); });
+  page.on("pageerror", (e) => console.error(`[page error] ${e}`));
+  await page.goto(url);
+  await page.waitForFunction(() => globalThis.benchResult !== undefined, null,
+                             { timeout: Number(args.timeout) * 1000, polling: 500 });
+  result = await page.evaluate(() => globalThis.benchResult);
+} finally {
+  await browser.close();
+  server.close();
+}
+if (result.fatal) {
+  console.error(result.fatal);
+  process.exit(1);
+}
+
+// One row per workload: each library's time, its rate, and webtensor's time relative to it.
+const libs = Object.keys(result.ms);
+const rate = (w, ms) => (w.flop ? `${(w.flop / ms / 1e6).toFixed(2)} GFLOP/s`
+                                : `${(w.bytes / ms / 1e6).toFixed(2)} GB/s`);
+const rows = [["workload", ...libs.map((l) => `${l} ms (rate)`),
+               ...libs.filter((l) => l !== "webtensor").map((l) => `webtensor / ${l}`)]];
+for (const w of result.workloads) {
+  const ms = libs.map((l) => result.ms[l][w.name]);
+  const mine = result.ms.webtensor?.[w.name];
+  rows.push([w.name,
+             ...ms.map((m) => (m === undefined ? "error" : `${m.toFixed(2)} (${rate(w, m)})`)),
+             ...libs.filter((l) => l !== "webtensor").map((l) => {
+               const other = result.ms[l][w.name];
+               return mine === undefined || other === undefined ? "-" : `${(mine / other).toFixed(2)}x`;
+             })]);
+}
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+console.log(`adapter: ${result.adapter} (headless Chromium; ratio < 1: webtensor faster)`);
+for (const [i, r] of rows.entries()) {
+  console.log(r.map((c, j) => (j ? c.padStart(widths[j]) : c.padEnd(widths[j]))).join("  "));
+  if (i === 0) console.log(widths.map((n) => "-".repeat(n)).join("  "));
+}
+// The first element of each result, as a check that every library computed the same thing
+// (the 16M sum's input differs for webtensor: it is built on the device, not from the page).
+console.log("\nfirst element of each result:");
+for (const w of result.workloads) {
+  console.log(`  ${w.name.padEnd(16)} ` +
+              libs.map((l) => `${l}=${result.values[l]?.[w.name] ?? "-"}`).join("  "));
+}
+for (const [k, v] of Object.entries(result.errors)) console.log(`error: ${k}: ${v}`);
+if (args.json) await writeFile(args.json, JSON.stringify(result, null, 2));

@@ -1,0 +1,249 @@
+#!/usr/bin/env node
+// webtensor in a real browser: headless Chromium (WebGPU on SwiftShader) + Pyodide.
+//
+//   python build_wasm.py                         # builds build/site (this script builds nothing)
+//   node tests/browser/run.mjs [--site DIR] [--only a,b] [--bench] [-- pytest args...]
+//
+// Serves, on 127.0.0.1: the site at /, tests/browser/ at /browser-tests/, the repository's tests
+// (+ pyproject.toml and bench/browser/) at /repo/, the pinned pytest wheels (scripts/test.sh
+// downloads them to .cache/pyodide-wheels) at /wheels/. Then drives /usr/bin/chromium through
+// playwright-core, one fresh page (or module worker) per scenario:
+//
+//   pytest-main    tests/test_webgpu*.py + tests/browser/test_in_browser.py in Pyodide on the
+//                  browser's WebGPU, sync reads through JSPI (main thread)
+//   pytest-worker  tests/browser/test_in_browser.py in a module worker
+//   async-reads    plain runPython: sync reads raise naming the async twins, the twins work,
+//                  a bad kernel fails at the next async read
+//   no-adapter     requestAdapter() resolves null -> cpu device + one notice
+//   no-webgpu      navigator.gpu undefined -> cpu device + one notice
+//   bad-index-url  loadWebtensor with a wrong indexURL -> a clear error
+//   overhead       (--bench) per-op overhead micro-benchmark; compare with bench/browser/overhead.py
+//                  run natively
+// Exit code 0 when every scenario passes.
+
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, "..", "..");
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
+const SCENARIO_TIMEOUT_MS = 8 * 60 * 1000;
+// Asserts the SwiftShader default-device rule of native CPython; in a browser any adapter is the
+// default (tests/browser/test_in_browser.py::test_default_device_in_browser checks that rule).
+const DESELECT = ["tests/test_webgpu.py::test_default_device_rule"];
+
+function fail(msg) {
+  console.error(`run.mjs: ${msg}`);
+  process.exit(2);
+}
+
+// ---- arguments -----------------------------------------------------------------------------
+let site = path.join(repoRoot, "build", "site");
+let only = null;
+let bench = false;
+let pytestArgs = null;
+{
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") {
+      pytestArgs = argv.slice(i + 1);
+      break;
+    } else if (a === "--site") site = path.resolve(argv[++i]);
+    else if (a === "--only") only = new Set(argv[++i].split(","));
+    else if (a === "--bench") bench = true;
+    else fail(`unknown argument ${a}`);
+  }
+}
+if (!existsSync(path.join(site, "webtensor.mjs"))) {
+  fail(`${site} has no webtensor.mjs; build the site first: python build_wasm.py`);
+}
+if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} is missing; apt-get install chromium`);
+
+// pytest and friends: the exact wheels pinned in tests/pyodide/requirements.txt.
+const wheelsDir = path.join(repoRoot, ".cache", "pyodide-wheels");
+const normalize = (name) => name.toLowerCase().replace(/[-_.]+/g, "_");
+const wheels = [];
+{
+  const files = existsSync(wheelsDir) ? readdirSync(wheelsDir) : [];
+  const reqs = readFileSync(path.join(repoRoot, "tests", "pyodide", "requirements.txt"), "utf8");
+  for (const raw of reqs.split("\n")) {
+    const line = raw.replace(/#.*/, "").trim();
+    if (!line) continue;
+    const [name, version] = line.split("==");
+    const found = files.find((f) => {
+      const [n, v] = f.split("-");
+      return f.endsWith(".whl") && normalize(n) === normalize(name) && v === version;
+    });
+    if (!found) fail(`${line} not in ${wheelsDir} (scripts/test.sh downloads it)`);
+    wheels.push(found);
+  }
+}
+
+// Repository files the in-browser pytest run needs: settings, helpers, the webgpu test files.
+const testFiles = readdirSync(path.join(repoRoot, "tests"))
+  .filter((f) => f.endsWith(".py") && (f.startsWith("_") || f === "conftest.py" ||
+    /^test_webgpu.*\.py$/.test(f)))
+  .map((f) => `tests/${f}`);
+const mounted = ["pyproject.toml", ...testFiles, "tests/browser/test_in_browser.py",
+  "tests/browser/known_differences.py"];
+const webgpuTests = testFiles.filter((f) => /test_webgpu.*\.py$/.test(f));
+
+// ---- static server ---------------------------------------------------------------------------
+const MIME = {
+  ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
+  ".whl": "application/zip", ".zip": "application/zip", ".json": "application/json",
+  ".map": "application/json", ".html": "text/html; charset=utf-8", ".css": "text/css",
+  ".py": "text/x-python; charset=utf-8", ".toml": "text/plain; charset=utf-8",
+  ".wgsl": "text/plain; charset=utf-8",
+};
+const ROUTES = [
+  ["/browser-tests/", here],
+  ["/wheels/", wheelsDir],
+  ["/repo/tests/", path.join(repoRoot, "tests")],
+  ["/repo/bench/", path.join(repoRoot, "bench")],
+  ["/repo/pyproject.toml", path.join(repoRoot, "pyproject.toml")],
+  ["/", site],
+];
+
+function resolveRequest(urlPath) {
+  const clean = decodeURIComponent(urlPath.split("?")[0]);
+  for (const [prefix, dir] of ROUTES) {
+    if (clean === prefix || (prefix.endsWith("/") && clean.startsWith(prefix))) {
+      const file = path.join(dir, clean.slice(prefix.length));
+      if (!file.startsWith(dir)) return null; // no escaping the folder with ..
+      return existsSync(file) && statSync(file).isDirectory() ? path.join(file, "index.html")
+        : file;
+    }
+  }
+  return null;
+}
+
+const server = http.createServer((req, res) => {
+  const file = resolveRequest(req.url);
+  if (!file || !existsSync(file)) {
+    res.writeHead(404, { "Content-Type": "text/plain" }).end(`not found: ${req.url}`);
+    return;
+  }
+  res.writeHead(200, {
+    "Content-Type": MIME[path.extname(file)] ?? "application/octet-stream",
+    "Cache-Control": "no-store",
+  });
+  createReadStream(file).pipe(res);
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+// ---- scenarios -------------------------------------------------------------------------------
+const STUB_NO_ADAPTER = () => {
+  if (globalThis.navigator.gpu) globalThis.navigator.gpu.requestAdapter = async () => null;
+};
+const STUB_NO_WEBGPU = () => {
+  Object.defineProperty(Navigator.prototype, "gpu", { get: () => undefined });
+};
+const NOTICE = "[stderr] webtensor: no WebGPU here";
+
+const expect = (cond, what) => (cond ? null : what);
+const SCENARIOS = [
+  {
+    name: "pytest-main", scenario: "pytest",
+    config: { files: mounted, wheels,
+      args: pytestArgs ?? ["-q", "-p", "known_differences", ...webgpuTests, "tests/browser/test_in_browser.py",
+        ...DESELECT.flatMap((t) => ["--deselect", t])] },
+    checks: (r) => [expect(r.rc === 0, `pytest exit code ${r.rc}`)],
+  },
+  {
+    name: "pytest-worker", scenario: "pytest", worker: true,
+    config: { files: mounted, wheels, args: ["-q", "tests/browser/test_in_browser.py"] },
+    checks: (r) => [expect(r.rc === 0, `pytest exit code ${r.rc}`),
+      expect(r.where === "worker", `ran in the ${r.where}`)],
+  },
+  {
+    name: "async-reads", scenario: "asyncReads",
+    checks: (r) => [
+      expect(r.device === "webgpu", `default device ${r.device}, expected webgpu`),
+      expect(r.canRunSync === false, "can_run_sync() was true under runPython"),
+      expect(r.syncErrors.length === 3 &&
+        r.syncErrors.every((m) => m.includes("await x.tolist_async()")),
+      `sync reads did not all raise naming the async twin: ${JSON.stringify(r.syncErrors)}`),
+      expect(r.same && r.sameItem, `async twins differ from the cpu device: ${r.got}`),
+      expect(/failed to compile[\s\S]*line \d+/.test(r.compileError ?? ""),
+        `no clear compile error: ${r.compileError}`),
+      expect(r.recovered, "the device did not keep working after the compile error"),
+    ],
+  },
+  ...[["no-adapter", STUB_NO_ADAPTER, "requestAdapter() found no WebGPU adapter"],
+    ["no-webgpu", STUB_NO_WEBGPU, "navigator.gpu is undefined"]].map(([name, stub, reason]) => ({
+    name, scenario: "noAdapter", initScript: stub,
+    checks: (r) => [
+      expect(r.device === "cpu" && r.xDevice === "cpu" && r.deviceAgain === "cpu",
+        `devices ${r.device}/${r.xDevice}`),
+      expect(JSON.stringify(r.values) === "[2,4,6]", `values ${r.values}`),
+      expect(JSON.stringify(r.devices) === '["cpu"]', `devices ${r.devices}`),
+      expect(r.reason.includes(reason), `reason ${r.reason}`),
+      expect(r.lines.filter((l) => l.startsWith(NOTICE)).length === 1 &&
+        r.lines.some((l) => l.startsWith(NOTICE) && l.includes(reason)),
+      `expected one notice naming "${reason}": ${JSON.stringify(r.lines)}`),
+    ],
+  })),
+  {
+    name: "bad-index-url", scenario: "badIndexURL",
+    checks: (r) => [expect(r.message.includes("could not load Pyodide from") &&
+      r.message.includes("/no-such-folder/") && r.message.includes("build_wasm.py"),
+    `message: ${r.message}`)],
+  },
+  {
+    name: "overhead", scenario: "overhead", bench: true,
+    config: { n: 1000, sizes: [16, 4096] },
+    checks: () => [],
+  },
+];
+
+const { chromium } = await import(
+  path.join(repoRoot, "web", "node_modules", "playwright-core", "index.mjs"));
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: [...CHROMIUM_ARGS, "--enable-unsafe-webgpu"],
+});
+
+const results = [];
+for (const s of SCENARIOS) {
+  if (only ? !only.has(s.name) : s.bench && !bench) continue;
+  const t0 = performance.now();
+  const page = await browser.newPage();
+  const pageErrors = [];
+  page.on("pageerror", (err) => pageErrors.push(String(err)));
+  if (s.initScript) await page.addInitScript(s.initScript);
+  await page.goto(`${origin}/browser-tests/page.html`);
+  const run = page.evaluate(async ({ name, config, worker }) => {
+    const m = await import("/browser-tests/scenarios.mjs");
+    return worker ? m.runInWorker(name, config) : m.runScenario(name, config);
+  }, { name: s.scenario, config: s.config ?? {}, worker: Boolean(s.worker) });
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, lines: [], error: "timed out" }),
+      SCENARIO_TIMEOUT_MS);
+  });
+  const r = await Promise.race([run, timeout]);
+  clearTimeout(timer);
+  await page.close();
+  const problems = r.ok ? s.checks(r).filter(Boolean) : [r.error ?? "failed"];
+  problems.push(...pageErrors.map((e) => `page error: ${e}`));
+  const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  const status = problems.length ? "FAIL" : "ok";
+  results.push([status, secs, s.name]);
+  console.log(`\n=== ${s.name}: ${status} (${secs}s)`);
+  if (s.scenario === "pytest" || problems.length) console.log(r.lines.join("\n"));
+  if (s.scenario === "overhead" && r.results) console.log(JSON.stringify(r.results, null, 1));
+  for (const p of problems) console.log(`  - ${p}`);
+}
+await browser.close();
+server.close();
+
+console.log("\nbrowser tests:");
+for (const [status, secs, name] of results) console.log(`  ${status.padEnd(4)} ${secs.padStart(6)}s  ${name}`);
+process.exit(results.some(([status]) => status !== "ok") ? 1 : 0);

@@ -8,6 +8,68 @@
 // `opq`, an identity the compiler cannot see through.  Polynomials are Taylor series (exact
 // coefficients rounded to f32) on small reduced ranges; range reductions use float-float
 // ("df": hi + lo) arithmetic with exact products from 12-bit splits.
+//
+// Subnormals: WGSL lets an adapter flush float32 subnormal operands and results of arithmetic
+// and comparisons to zero (SwiftShader does, lavapipe does not).  Decisions here are taken on
+// bits (is_tiny_f32, cmp_key_f32, nonzero_f32), subnormal inputs are normalised by integer
+// operations before any arithmetic, and tiny arguments return early, so every result that is
+// not itself subnormal is the same on both kinds of adapter.  A subnormal *result* of
+// arithmetic (1 / 3e38, exp(-100), 1e-30 * 1e-10) is 0 where the adapter flushes.
+
+// -- subnormal-safe building blocks ---------------------------------------------------------------
+
+// True for +-0 and the subnormals (|x| < 2^-126), decided on bits.
+fn is_tiny_f32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) < 0x00800000u;
+}
+
+// |x| * 2^100 exactly, for |x| < 2^27: a subnormal's significand (an integer < 2^23) times
+// 2^-49, so no subnormal operand meets a multiply that could flush it.
+fn abs_scaled_up_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x) & 0x7fffffffu;
+    if (b < 0x00800000u) {
+        return f32(b) * 0x1p-49f;
+    }
+    return bitcast<f32>(b) * 0x1p100f;
+}
+
+// An i32 ordered like the float values, -0.0 equal to +0.0 (NaN: don't care): comparisons on
+// integers see subnormals that a flushing float compare would take for zero.
+fn cmp_key_f32(x: f32) -> i32 {
+    let b = bitcast<i32>(x);
+    return select(b, -(b & 0x7fffffff), b < 0);
+}
+
+// sqrt, also of subnormals (the builtin sees a flushed one as +-0): sqrt(x 2^100) 2^-50 is
+// exact scaling around one correctly rounded root.
+fn sqrt_f32(x: f32) -> f32 {
+    if (is_tiny_f32(x) && nonzero_f32(x)) {
+        if (sign_bit_f32(x)) {
+            return nan_f32();
+        }
+        return sqrt(abs_scaled_up_f32(x)) * 0x1p-50f;
+    }
+    return sqrt(x);
+}
+
+// ceil and floor, also of subnormals (the builtins see a flushed one as +-0).  The results are
+// built from x's sign bit: compilers that ignore the sign of zero fold a select between
+// constants (1.0 / -0.0) into one that loses it.
+fn ceil_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    if (is_tiny_f32(x) && nonzero_f32(x)) {  // 1.0 or -0.0
+        return bitcast<f32>((b & 0x80000000u) | select(0x3f800000u, 0u, sign_bit_f32(x)));
+    }
+    return ceil(x);
+}
+
+fn floor_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    if (is_tiny_f32(x) && nonzero_f32(x)) {  // 0.0 or -1.0
+        return bitcast<f32>((b & 0x80000000u) | select(0u, 0x3f800000u, sign_bit_f32(x)));
+    }
+    return floor(x);
+}
 
 // -- float-float building blocks ------------------------------------------------------------------
 
@@ -115,6 +177,9 @@ fn expm1_f32(x: f32) -> f32 {
     if (x < -17.5) {
         return -1.0;
     }
+    if (is_tiny_f32(x)) {  // expm1(x) = x; the polynomial would flush a subnormal
+        return x;
+    }
     if (abs_f32(x) <= 0.34657359) {
         return expm1_poly(x);
     }
@@ -134,9 +199,10 @@ fn expm1_f32(x: f32) -> f32 {
 fn log_reduce(x: f32) -> vec2<f32> {
     var ix = bitcast<u32>(x);
     var k = 0;
-    if (ix < 0x00800000u) {  // subnormal: scale up by 2^25
-        ix = bitcast<u32>(x * 33554432.0);
-        k = -25;
+    if (ix < 0x00800000u) {  // subnormal: normalise the bits (x * 2^25 is 0 where FTZ)
+        let shift = countLeadingZeros(ix) - 8u;
+        ix = ((ix << shift) & 0x007fffffu) | 0x00800000u;
+        k = -i32(shift);
     }
     k += i32(ix >> 23u) - 127;
     let m = ix & 0x007fffffu;
@@ -352,6 +418,9 @@ fn sin_f32(x: f32) -> f32 {
     if (!is_finite_f32(x)) {
         return nan_f32();
     }
+    if (is_tiny_f32(x)) {  // sin(x) = x (the kernel would flush a subnormal)
+        return x;
+    }
     let t = trig_reduce(abs_f32(x));
     let q = u32(t.z);
     var v: f32;
@@ -387,6 +456,9 @@ fn cos_f32(x: f32) -> f32 {
 fn tan_f32(x: f32) -> f32 {
     if (!is_finite_f32(x)) {
         return nan_f32();
+    }
+    if (is_tiny_f32(x)) {
+        return x;
     }
     let t = trig_reduce(abs_f32(x));
     let s = sin_kernel(t.x, t.y);
@@ -432,6 +504,9 @@ fn asin_f32(x: f32) -> f32 {
     let ax = abs_f32(x);
     if (ax > 1.0) {
         return nan_f32();
+    }
+    if (is_tiny_f32(x)) {
+        return x;
     }
     if (ax <= 0.5) {
         return x + opq(asin_tail(x));
@@ -502,7 +577,7 @@ fn atan_unit(t: f32, flip: bool) -> vec2<f32> {
 }
 
 fn atan_f32(x: f32) -> f32 {
-    if (is_nan_f32(x)) {
+    if (is_nan_f32(x) || is_tiny_f32(x)) {
         return x;
     }
     let ax = abs_f32(x);
@@ -525,14 +600,26 @@ fn atan2_f32(y: f32, x: f32) -> f32 {
     var r: vec2<f32>;
     if (is_inf_f32(ax) && is_inf_f32(ay)) {
         r = vec2<f32>(PIO4_HI, PIO4_LO);
-    } else if (ay == 0.0 || is_inf_f32(ax)) {
+    } else if (!nonzero_f32(ay) || is_inf_f32(ax)) {
         r = vec2<f32>(0.0, 0.0);
-    } else if (ax == 0.0 || is_inf_f32(ay)) {
+    } else if (!nonzero_f32(ax) || is_inf_f32(ay)) {
         r = vec2<f32>(PIO2_HI, PIO2_LO);
-    } else if (ay <= ax) {
-        r = atan_unit(ay / ax, false);
     } else {
-        r = atan_unit(ax / ay, true);
+        // Non-negative floats order like their bits.  A subnormal operand is scaled up with
+        // the other (the quotient of a flushed one would be 0 or NaN); past 2^27 the quotient
+        // rounds to 0 anyway.
+        let big = max(bitcast<u32>(ax), bitcast<u32>(ay));
+        var sx = ax;
+        var sy = ay;
+        if ((is_tiny_f32(ax) || is_tiny_f32(ay)) && big < 0x4d000000u) {
+            sx = abs_scaled_up_f32(ax);
+            sy = abs_scaled_up_f32(ay);
+        }
+        if (bitcast<u32>(ay) <= bitcast<u32>(ax)) {
+            r = atan_unit(sy / sx, false);
+        } else {
+            r = atan_unit(sx / sy, true);
+        }
     }
     if (x_neg) {  // pi - r
         let h = two_sum(PI_HI, -r.x);
@@ -704,6 +791,9 @@ fn pow_core(ax: f32, y: f32) -> f32 {
 }
 
 fn is_int_f32(y: f32) -> bool {
+    if (is_tiny_f32(y)) {  // trunc(y) == y holds for a flushed subnormal
+        return !nonzero_f32(y);
+    }
     return trunc(y) == y;
 }
 
@@ -714,7 +804,7 @@ fn is_odd_int_f32(y: f32) -> bool {
 
 // C99 / NumPy pow, special cases first.
 fn pow_f32(x: f32, y: f32) -> f32 {
-    if (y == 0.0 || x == 1.0) {
+    if (!nonzero_f32(y) || x == 1.0) {
         return 1.0;
     }
     if (is_nan_f32(x) || is_nan_f32(y)) {
@@ -728,21 +818,22 @@ fn pow_f32(x: f32, y: f32) -> f32 {
         return select(0.0, inf_f32(), (ax > 1.0) == (y > 0.0));
     }
     let odd = is_odd_int_f32(y);
-    if (ax == 0.0) {
-        if (y < 0.0) {
+    let x_neg = sign_bit_f32(x);
+    if (!nonzero_f32(ax)) {
+        if (sign_bit_f32(y)) {
             return select(inf_f32(), copysign_f32(inf_f32(), x), odd);
         }
         return select(0.0, x, odd);
     }
     if (is_inf_f32(x)) {
-        let v = select(inf_f32(), 0.0, y < 0.0);
-        return select(v, neg_f32(v), x < 0.0 && odd);
+        let v = select(inf_f32(), 0.0, sign_bit_f32(y));
+        return select(v, neg_f32(v), x_neg && odd);
     }
-    if (x < 0.0 && !is_int_f32(y)) {
+    if (x_neg && !is_int_f32(y)) {
         return nan_f32();
     }
     let v = pow_core(ax, y);
-    return select(v, neg_f32(v), x < 0.0 && odd);
+    return select(v, neg_f32(v), x_neg && odd);
 }
 
 fn hypot_f32(x: f32, y: f32) -> f32 {
@@ -752,18 +843,21 @@ fn hypot_f32(x: f32, y: f32) -> f32 {
     if (is_nan_f32(x) || is_nan_f32(y)) {
         return nan_f32();
     }
-    let a = max(abs_f32(x), abs_f32(y));
-    let b = min(abs_f32(x), abs_f32(y));
-    if (a == 0.0) {
+    // Non-negative floats order like their bits (a float max/min may flush subnormals).
+    let ux = bitcast<u32>(abs_f32(x));
+    let uy = bitcast<u32>(abs_f32(y));
+    let a = bitcast<f32>(max(ux, uy));
+    let b = bitcast<f32>(min(ux, uy));
+    if (!nonzero_f32(a)) {
         return 0.0;
     }
     // Scale a into [1, 2) by powers of two (exact), sum the squares in float-float.
     var sa = a;
     var sb = b;
     var e = 0;
-    if (a < 0x1p-100f) {
-        sa = a * 0x1p100f;
-        sb = b * 0x1p100f;
+    if (max(ux, uy) < 0x0d800000u) {  // a < 2^-100
+        sa = abs_scaled_up_f32(a);
+        sb = abs_scaled_up_f32(b);
         e = -100;
     }
     let ea = i32(bitcast<u32>(sa) >> 23u) - 127;
@@ -810,7 +904,7 @@ fn logaddexp_f32(x: f32, y: f32) -> f32 {
     if (is_nan_f32(x) || is_nan_f32(y)) {
         return nan_f32();
     }
-    let m = max(x, y);
+    let m = select(y, x, cmp_key_f32(x) > cmp_key_f32(y));
     if (is_inf_f32(x) || is_inf_f32(y)) {
         return m;
     }
@@ -918,12 +1012,33 @@ fn fmod_f32(x: f32, y: f32) -> f32 {
 }
 
 // (floor quotient, remainder) as npy_divmod computes them (b != 0).
+// (a - mod) / b of npy_divmod, also when a, mod or b is subnormal (which a flushing adapter
+// takes for +-0): the three scaled by 2^100 together give the same roundings (the quotient is
+// an integer or 0, never subnormal).  Past 2^27 no scaling is needed: the quotient overflows
+// to inf (tiny b) or a - mod is exact with mod flushed (|mod| < ulp(a), or a = mod).
+fn divmod_quotient(a: f32, mod_: f32, b: f32) -> f32 {
+    let big = max(bitcast<u32>(a) & 0x7fffffffu, bitcast<u32>(b) & 0x7fffffffu);
+    if ((is_tiny_f32(a) || is_tiny_f32(mod_) || is_tiny_f32(b)) && big < 0x4d000000u) {
+        let sa = copysign_f32(abs_scaled_up_f32(a), a);
+        let sm = copysign_f32(abs_scaled_up_f32(mod_), mod_);
+        return opq(sa - sm) / copysign_f32(abs_scaled_up_f32(b), b);
+    }
+    return opq(a - mod_) / b;
+}
+
 fn divmod_f32(a: f32, b: f32) -> vec2<f32> {
     var mod_ = fmod_f32(a, b);
-    var div = opq(a - mod_) / b;
+    var div = divmod_quotient(a, mod_, b);
     if (nonzero_f32(mod_)) {
-        if ((b < 0.0) != (mod_ < 0.0)) {
-            mod_ = mod_ + b;
+        if (sign_bit_f32(b) != sign_bit_f32(mod_)) {  // a subnormal mod_ compares as 0
+            if (is_tiny_f32(mod_) && (bitcast<u32>(b) & 0x7fffffffu) < 0x4d000000u) {
+                // mod + b scaled by 2^100 (a flushing add would drop mod); a subnormal sum
+                // still flushes when scaled back
+                let sm = copysign_f32(abs_scaled_up_f32(mod_), mod_);
+                mod_ = (sm + copysign_f32(abs_scaled_up_f32(b), b)) * 0x1p-100f;
+            } else {
+                mod_ = mod_ + b;
+            }
             div = div - 1.0;
         }
     } else {
@@ -935,14 +1050,17 @@ fn divmod_f32(a: f32, b: f32) -> vec2<f32> {
         if (div - fdiv > 0.5) {
             fdiv = fdiv + 1.0;
         }
-    } else {
-        fdiv = copysign_f32(0.0, a / b);
+    } else {  // +-0 with the sign of a / b (finite a, non-zero b), taken from the bits
+        fdiv = bitcast<f32>((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u);
     }
     return vec2<f32>(fdiv, mod_);
 }
 
 fn floor_divide_f32(a: f32, b: f32) -> f32 {
     if (!nonzero_f32(b)) {
+        if (is_tiny_f32(a) && nonzero_f32(a)) {  // +-inf, not the 0 / 0 of a flushed a
+            return bitcast<f32>(((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u) | 0x7f800000u);
+        }
         return a / b;
     }
     return divmod_f32(a, b).x;
@@ -969,7 +1087,7 @@ fn maximum_f32(a: f32, b: f32) -> f32 {
     if (((ba | bb) & 0x7fffffffu) == 0u) {  // two zeros: -0.0 only if both are
         return bitcast<f32>(ba & bb);
     }
-    return select(b, a, a > b);
+    return select(b, a, cmp_key_f32(a) > cmp_key_f32(b));
 }
 
 fn minimum_f32(a: f32, b: f32) -> f32 {
@@ -984,7 +1102,7 @@ fn minimum_f32(a: f32, b: f32) -> f32 {
     if (((ba | bb) & 0x7fffffffu) == 0u) {
         return bitcast<f32>(ba | bb);
     }
-    return select(b, a, a < b);
+    return select(b, a, cmp_key_f32(a) < cmp_key_f32(b));
 }
 
 fn nextafter_f32(x: f32, y: f32) -> f32 {
@@ -1016,14 +1134,15 @@ fn sign_f32(x: f32) -> f32 {
     return bitcast<f32>((b & 0x80000000u) | 0x3f800000u);
 }
 
+// IEEE comparisons on order keys (NaN compares false), exact for subnormals.
 fn eq_f32(a: f32, b: f32) -> bool {
-    return !is_nan_f32(a) && !is_nan_f32(b) && a == b;
+    return !is_nan_f32(a) && !is_nan_f32(b) && cmp_key_f32(a) == cmp_key_f32(b);
 }
 
 fn lt_f32(a: f32, b: f32) -> bool {
-    return !is_nan_f32(a) && !is_nan_f32(b) && a < b;
+    return !is_nan_f32(a) && !is_nan_f32(b) && cmp_key_f32(a) < cmp_key_f32(b);
 }
 
 fn le_f32(a: f32, b: f32) -> bool {
-    return !is_nan_f32(a) && !is_nan_f32(b) && a <= b;
+    return !is_nan_f32(a) && !is_nan_f32(b) && cmp_key_f32(a) <= cmp_key_f32(b);
 }

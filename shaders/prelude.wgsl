@@ -13,13 +13,17 @@ fn is_inf_f32(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
 }
 
-// A quiet NaN.
+// A quiet NaN.  The bits go through a `var`: a constant expression that evaluates to NaN or
+// infinity is a shader-creation error (https://www.w3.org/TR/WGSL/#floating-point-evaluation);
+// browsers (Tint) reject it, naga does not.
 fn nan_f32() -> f32 {
-    return bitcast<f32>(0x7fc00000u);
+    var bits = 0x7fc00000u;
+    return bitcast<f32>(bits);
 }
 
 fn inf_f32() -> f32 {
-    return bitcast<f32>(0x7f800000u);
+    var bits = 0x7f800000u;
+    return bitcast<f32>(bits);
 }
 
 fn is_finite_f32(x: f32) -> bool {

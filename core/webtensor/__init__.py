@@ -7,6 +7,7 @@ so the same wheel runs in CPython and in Pyodide.
 from . import _methods, fft, linalg, random
 from . import dtypes as _dtypes
 from ._format import get_printoptions, set_printoptions
+from ._heatmap import set_show_hook, show, to_heatmap
 from ._info import __array_namespace_info__
 from .api import creation as _creation
 from .api import datatypes as _datatypes
@@ -26,6 +27,7 @@ from .device import (
     devices,
     memory_stats,
     set_default_device,
+    sync_async,
 )
 from .dtypes import (
     DType,
@@ -99,3 +101,6 @@ pi = 3.141592653589793
 inf = float("inf")
 nan = float("nan")
 newaxis = None
+
+# wt.tf is built from the namespace above, so it is imported last.
+from . import tf  # noqa: E402

@@ -19,7 +19,7 @@ _FORWARD = {
     "nonzero": "nonzero", "take": "take", "repeat": "repeat", "diagonal": "diagonal",
     "trace": "trace", "squeeze": "squeeze", "flip": "flip", "swapaxes": "swapaxes",
     "expand_dims": "expand_dims", "broadcast_to": "broadcast_to", "dot": "matmul",
-    "rename": "rename",
+    "rename": "rename", "to_heatmap": "to_heatmap", "show": "show",
 }
 # Positional method arguments that the function takes by keyword (None: stays positional),
 # so NumPy-style calls work: x.flip(0), x.take(idx, 1), x.repeat(2, 0).
@@ -70,6 +70,12 @@ def _copy(self) -> Tensor:
     return webtensor.asarray(self, copy=True)
 
 
+def _repr_html(self) -> str:
+    from ._heatmap import repr_html
+
+    return repr_html(self)
+
+
 def install() -> None:
     for method, fn_name in _FORWARD.items():
         setattr(Tensor, method, _forward(fn_name))
@@ -77,5 +83,6 @@ def install() -> None:
         setattr(Tensor, method, _spread(fn_name))
     Tensor.flatten = Tensor.ravel = _flatten
     Tensor.copy = _copy
+    Tensor._repr_html_ = _repr_html  # Jupyter / JupyterLite: an inline PNG heatmap
     Tensor.real = property(lambda self: webtensor.real(self), doc="The real part.")
     Tensor.imag = property(lambda self: webtensor.imag(self), doc="The imaginary part.")

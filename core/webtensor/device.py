@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from ._settings import Setting
 
@@ -79,7 +80,9 @@ def _webgpu():
 
 def _initial_default() -> Device:
     """``WEBTENSOR_DEVICE`` (cpu | webgpu), else webgpu on a hardware adapter, else cpu:
-    software adapters (lavapipe, SwiftShader) are slower than NumPy, so only used when asked."""
+    software adapters (lavapipe, SwiftShader) are slower than NumPy, so only used when asked.
+    In Pyodide any adapter wins (the cpu device is pure Python there); without one, cpu with a
+    one-time notice."""
     choice = os.environ.get("WEBTENSOR_DEVICE", "auto").lower()
     if choice == "cpu":
         return cpu
@@ -93,7 +96,22 @@ def _initial_default() -> Device:
             raise RuntimeError(f"WEBTENSOR_DEVICE=webgpu but the webgpu device is not "
                                f"available: {probe().reason}")
         return gpu
+    if sys.platform == "emscripten":
+        if gpu is None:
+            _notify_cpu_fallback(probe().reason)
+        return gpu or cpu
     return gpu if gpu is not None and probe().hardware else cpu
+
+
+_cpu_fallback_noticed = False
+
+
+def _notify_cpu_fallback(reason: str) -> None:
+    global _cpu_fallback_noticed
+    if not _cpu_fallback_noticed:
+        _cpu_fallback_noticed = True
+        print(f"webtensor: no WebGPU here ({reason}); computing on the cpu device "
+              f"instead", file=sys.stderr)
 
 
 def devices() -> list[Device]:
@@ -146,6 +164,21 @@ def device_info(device=None) -> dict:
     return {"device": dev.name, "backend": dev.backend.name,
             "webgpu": {"available": bool(found), "adapter": found.description if found else "",
                        "reason": "" if found else probe().reason}}
+
+
+async def sync_async(device=None) -> None:
+    """Wait until the work queued on ``device`` (default: every device in use) has run, and
+    raise any GPU error it hit: ``await wt.sync_async()`` (browsers cannot block)."""
+    targets = [as_device(device, "sync_async")] if device is not None else list(_DEVICES.values())
+    for dev in targets:
+        driver = getattr(dev._backend, "driver", None)  # only devices already in use
+        if driver is None:
+            continue
+        waiter = getattr(driver, "wait_idle_async", None)
+        if waiter is not None:
+            await waiter()
+        else:  # native reads block, so submitting is all there is to do before one
+            driver.flush()
 
 
 def memory_stats(device=None) -> dict:

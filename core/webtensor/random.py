@@ -42,6 +42,7 @@ from . import dtypes as _d
 from . import shape as _s
 from .api import elementwise as _ew
 from .backends import _philox
+from .backends.base import computes_in_float64
 from .device import as_device
 from .tensor import Tensor, broadcast_view, cast, empty, from_values, scalar
 
@@ -368,6 +369,7 @@ def _normal_compute_dtype(dt, dev):
     return _d.float32
 
 
+@computes_in_float64
 def normal(key, shape=(), dtype=None, mean=0.0, stddev=1.0, *, device=None) -> Tensor:
     """Normal values (Box-Muller).  Element ``2j`` is ``r cos t``, ``2j + 1`` is ``r sin t`` of
     pair ``j``; ``r = sqrt(-2 log(1 - u1))``, ``t = 2 pi u2``.  ``u1``/``u2`` have 53 bits for

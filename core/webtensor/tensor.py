@@ -96,6 +96,19 @@ class Tensor:
                              f"converted to a Python scalar, this one has shape {self.shape}")
         return self._backend.to_values(self)[0]
 
+    async def tolist_async(self):
+        """``tolist`` without blocking: ``await x.tolist_async()`` (how a browser reads when
+        Python cannot wait for the GPU)."""
+        flat = await _values_async(self)
+        return flat[0] if not self.shape else _nest(flat, self.shape)
+
+    async def item_async(self):
+        """``item`` without blocking: ``await x.item_async()``."""
+        if self.size != 1:
+            raise ValueError(f"Tensor.item_async: only a tensor with exactly one element can be "
+                             f"converted to a Python scalar, this one has shape {self.shape}")
+        return (await _values_async(self))[0]
+
     def tobytes(self) -> bytes:
         """The raw bytes in C order, exactly as NumPy lays out this dtype."""
         return self._backend.to_bytes(self)
@@ -193,6 +206,18 @@ class Tensor:
         if spec and self.size == 1:
             return format(self.item(), spec)
         return str(self) if not spec else format(str(self), spec)
+
+
+async def _values_async(t: Tensor) -> list:
+    """The values of ``t`` in C order, awaiting the device's read when it has an async one."""
+    read = getattr(t._backend, "to_bytes_async", None)
+    if read is None:
+        return t._backend.to_values(t)
+    from .device import cpu
+
+    data = await read(t)
+    host = Tensor._wrap(cpu.backend.from_bytes(t.dtype, data), (t.size,), t.dtype, cpu)
+    return cpu.backend.to_values(host)
 
 
 def _nest(flat: list, shape) -> list:

@@ -7,6 +7,7 @@ import math
 from .. import dtypes as _d
 from .. import promotion as _p
 from .. import shape as _s
+from ..backends.base import computes_in_float64
 from ..device import as_device
 from ..tensor import Tensor, broadcast_view, cast, from_values
 from ..tensor import empty as _empty  # the public `empty` below shadows the name
@@ -354,6 +355,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
     return out
 
 
+@computes_in_float64
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``).
 

@@ -44,8 +44,11 @@ def apply_unary(op: ElementwiseOp, x) -> Tensor:
 def apply_binary(op: ElementwiseOp, x1, x2) -> Tensor:
     dt, weak, device, (x1, x2) = promote((x1, x2), op.name)
     compute, out_dt = _result_dtypes(op, dt)
-    a = operand(x1, compute, device, weak)
-    b = operand(x2, compute, device, weak)
+    # a tensor already of the computation dtype is its own operand (what operand would return)
+    a = x1 if x1.__class__ is Tensor and x1.dtype is compute else operand(x1, compute, device,
+                                                                          weak)
+    b = x2 if x2.__class__ is Tensor and x2.dtype is compute else operand(x2, compute, device,
+                                                                          weak)
     if a.names is None and b.names is None and (a.shape == b.shape or not a.shape
                                                    or not b.shape):
         # The common cases, tensor op tensor of one shape and tensor op scalar: nothing to

@@ -347,6 +347,13 @@ def _math_specials():
     def atanh_special(v):
         return _copysign(INF, v) if abs(v) == 1 else DNAN
 
+    def acosh(v):
+        # Pyodide's libm (musl) returns a finite value for some v <= -2 (-13941.39 gives -7.87)
+        # instead of a domain error, so the domain is checked here.
+        if v < 1:
+            raise ValueError(f"acosh({v!r}) is outside the domain [1, inf]")
+        return math.acosh(v)
+
     return {
         "exp": (math.exp, overflow_inf), "expm1": (math.expm1, overflow_inf),
         "log": (math.log, log_special), "log2": (math.log2, log_special),
@@ -356,7 +363,7 @@ def _math_specials():
         "asin": (math.asin, domain_nan), "acos": (math.acos, domain_nan),
         "atan": (math.atan, domain_nan), "sinh": (math.sinh, signed_inf),
         "cosh": (math.cosh, overflow_inf), "tanh": (math.tanh, domain_nan),
-        "asinh": (math.asinh, domain_nan), "acosh": (math.acosh, domain_nan),
+        "asinh": (math.asinh, domain_nan), "acosh": (acosh, domain_nan),
         "atanh": (math.atanh, atanh_special),
     }
 

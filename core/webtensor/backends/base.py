@@ -16,6 +16,36 @@ Elementwise ops are named by the strings of ``webtensor.ops`` (``"add"``, ``"sin
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import wraps
+
+# True while the frontend computes in float64 on purpose, to round once to a narrower result
+# (random normals, linspace): devices that route float64 elsewhere need not warn about it.
+_INTERNAL_FLOAT64: ContextVar[bool] = ContextVar("webtensor_internal_float64", default=False)
+
+
+@contextmanager
+def internal_float64():
+    token = _INTERNAL_FLOAT64.set(True)
+    try:
+        yield
+    finally:
+        _INTERNAL_FLOAT64.reset(token)
+
+
+def float64_is_internal() -> bool:
+    return _INTERNAL_FLOAT64.get()
+
+
+def computes_in_float64(fn):
+    """Decorator: ``fn`` uses float64 intermediates on purpose (see ``internal_float64``)."""
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        with internal_float64():
+            return fn(*args, **kwargs)
+    return wrapper
+
 
 class Backend:
     """Base class documenting the contract; a device module subclasses it."""

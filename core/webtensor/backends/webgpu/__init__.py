@@ -2,6 +2,8 @@
 ``navigator.gpu`` later).  ``backend.py`` maps primitives to kernels, ``kernels.py`` fills the
 templates of ``shaders/``, ``driver.py`` is the driver interface, ``native.py`` implements it."""
 
+import sys
+
 from .probe import Probe, probe
 
 
@@ -12,4 +14,8 @@ def backend_factory():
         raise RuntimeError(f"the webgpu device is not available: {found.reason}")
     from .backend import WebGPUBackend
 
+    if sys.platform == "emscripten":
+        from .browser import BrowserDriver
+
+        return WebGPUBackend(BrowserDriver(found.adapter))
     return WebGPUBackend()

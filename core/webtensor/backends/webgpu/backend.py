@@ -6,37 +6,83 @@ op and dtypes (``exprs.py`` tables, ``kernels.py`` storages): the views are coll
 parameters packed and one dispatch is recorded with the driver.  Everything else is routed to
 the CPU device's backend transparently (download the inputs, compute, upload the result), so
 every op and dtype is correct; ``capabilities()`` and ``device_info()`` say which run where.
+
+Subnormals: WGSL lets an adapter flush float32 subnormal operands and results to zero, and
+some do (SwiftShader, Chromium's fallback adapter; lavapipe does not).  The kernels decide on
+bits wherever that is cheap, so these equal the CPU device bit for bit on every adapter:
+copies, ``where``, casts between float32/float16/bfloat16/integers/bool, comparisons,
+``maximum``/``minimum``, ``abs``/``negative``/``sign``/``copysign``/``nextafter``, the
+predicates, and ``sqrt``/``ceil``/``floor``/``floor_divide`` with subnormal operands (rescaled
+by integer operations); the transcendental functions keep their ULP bound for subnormal
+arguments (the log family normalises them on bits, sin(x) = x and friends return early) and
+pow/atan2/hypot decide their special cases on bits.  What stays the adapter's is float
+arithmetic whose operand or exact result is subnormal, for float32 and bfloat16 (which shares
+float32's exponent range): ``add``/``subtract``/``multiply`` (tiny + 0 is 0),
+``divide``/``reciprocal`` (a subnormal divisor is +-0, a subnormal quotient is 0), and
+subnormal results of ``remainder``/``exp``/``pow``/``atan2``/``hypot``/``logaddexp``, which are
++-0 there.  float16 subnormals are normal float32 values and are always exact.
 """
 
 from __future__ import annotations
 
-import weakref
+import warnings
 from collections import Counter
 
 from ... import dtypes as _d
 from ... import ops as _ops
 from ...tensor import Tensor
-from ..base import Backend
+from ..base import Backend, float64_is_internal
 from . import exprs, kernels
 from .kernels import RAW, Params
 
-# dtypes whose values WGSL computes with directly (bool: one byte each, packed 4 per word).
-NATIVE = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool"}
+# dtypes whose elementwise ops and casts run as WGSL kernels -> their storage (kernels.STORAGE):
+# bool and 8-bit types packed 4 per word, 16-bit ones 2 per word (a thread owns whole output
+# words), int64/uint64 as vec2<u32>, complex64 as vec2<f32>.  float64/complex128 are routed to
+# the CPU (browsers have no f64 in WGSL); the first such routing warns (_warn_float64).
+NATIVE = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool",
+          _d.int8: "i8", _d.int16: "i16", _d.uint8: "u8", _d.uint16: "u16",
+          _d.float16: "f16", _d.bfloat16: "bf16", _d.int64: "i64", _d.uint64: "u64",
+          _d.complex64: "c64"}
+_WIDE_FLOATS = (_d.float64, _d.complex128)
+_float64_warned = False
 
-_ROUTED_ONLY = ("reduce", "arg_reduce", "scan", "matmul", "gather", "scatter", "sort", "argsort",
-                "random_bits")
+
+def _warn_float64(dtypes) -> None:
+    """Warn once per process when float64/complex128 arithmetic is routed to the CPU."""
+    global _float64_warned
+    if _float64_warned or float64_is_internal() or not any(dt in _WIDE_FLOATS for dt in dtypes):
+        return
+    _float64_warned = True
+    warnings.warn(
+        "webgpu: float64 work runs on the CPU (WGSL has no 64-bit floats in browsers), so it is "
+        "much slower than float32; use float32 (or complex64) tensors for GPU speed",
+        RuntimeWarning, stacklevel=4)
+
+_ROUTED_ONLY: tuple[str, ...] = ()
+_MAP_PLANS_MAX = 4096  # cached elementwise dispatch plans (dropped all at once when full)
 
 
 class GPUBuffer:
     """A tensor's device buffer; its GPU memory goes back to the pool when this object is
     collected.  ``nbytes`` is the tensor data, ``size`` the allocation (whole words)."""
 
-    __slots__ = ("handle", "nbytes", "size", "__weakref__")
+    __slots__ = ("handle", "nbytes", "size", "owner", "__weakref__")
 
-    def __init__(self, handle, nbytes: int, size: int):
+    def __init__(self, handle, nbytes: int, size: int, owner=None):
         self.handle = handle
         self.nbytes = nbytes
         self.size = size
+        self.owner = owner  # the backend whose pool takes the handle back
+
+    def __del__(self):
+        # Cheaper per tensor than weakref.finalize (no registry entry, no atexit bookkeeping).
+        # Runs whenever a tensor dies, possibly inside a driver call: only queue the handle
+        # (the next allocation or dispatch pools or destroys it).
+        owner = self.owner
+        if owner is not None:
+            owner._live -= 1
+            owner._live_bytes -= self.size
+            owner._garbage.append((self.handle, self.size))
 
     def __repr__(self) -> str:
         return f"<GPUBuffer {self.nbytes} bytes>"
@@ -84,6 +130,12 @@ class WebGPUBackend(Backend):
         self._pool: dict[int, list] = {}
         self._pool_bytes = 0
         self.routed: Counter = Counter()
+        self._pipelines: dict = {}  # Kernel -> driver pipeline
+        self._map_plans: dict = {}  # _map's key -> (pipeline, uniforms, workgroups)
+        # Every driver buffer not yet destroyed.  A handle must never be reachable only from its
+        # GPUBuffer: when a reference cycle is collected, the collector finalizes every object
+        # of the cycle (the handle too) before GPUBuffer.__del__ could hand it to the pool.
+        self._owned: set = set()
 
     # -- memory ----------------------------------------------------------------------------------
     # Freed buffers wait in a pool keyed by allocation size (at most POOL_BYTES), so loops that
@@ -97,26 +149,21 @@ class WebGPUBackend(Backend):
                 f"webgpu: a tensor of {nbytes} bytes exceeds the device's maxBufferSize limit of "
                 f"{self._max_buffer} bytes ({self._max_buffer >> 20} MiB); split it or use the "
                 f"cpu device")
-        self._collect()
-        size = _bucket(nbytes)
+        if self._garbage:
+            self._collect()
+        size = _bucket(nbytes) if nbytes > 256 else 256
         free = self._pool.get(size)
         if free:
             handle = free.pop()
             self._pool_bytes -= size
         else:
             handle = self.driver.create_buffer(size)
-        buf = GPUBuffer(handle, nbytes, size)
+            self._owned.add(handle)
         self._live += 1
-        self._live_bytes += size
-        self._peak_bytes = max(self._peak_bytes, self._live_bytes)
-        weakref.finalize(buf, self._release, handle, size).atexit = False
-        return buf
-
-    def _release(self, handle, size: int) -> None:
-        # Runs from the garbage collector, possibly inside a driver call: only queue the handle.
-        self._live -= 1
-        self._live_bytes -= size
-        self._garbage.append((handle, size))
+        live = self._live_bytes = self._live_bytes + size
+        if live > self._peak_bytes:
+            self._peak_bytes = live
+        return GPUBuffer(handle, nbytes, size, self)
 
     def _collect(self) -> None:
         while self._garbage:
@@ -125,6 +172,7 @@ class WebGPUBackend(Backend):
                 self._pool.setdefault(size, []).append(handle)
                 self._pool_bytes += size
             else:
+                self._owned.discard(handle)
                 self.driver.destroy_buffer(handle)
 
     def empty_pool(self) -> None:
@@ -132,6 +180,7 @@ class WebGPUBackend(Backend):
         self._collect()
         for handles in self._pool.values():
             for handle in handles:
+                self._owned.discard(handle)
                 self.driver.destroy_buffer(handle)
         self._pool.clear()
         self._pool_bytes = 0
@@ -213,12 +262,20 @@ class WebGPUBackend(Backend):
     def _fits(self, *tensors) -> bool:
         return all(t._data.size <= self._max_binding for t in tensors)
 
+    def _pipeline(self, kernel):
+        """The driver's pipeline for ``kernel`` (kernels are cached objects: a dict hit)."""
+        pipeline = self._pipelines.get(kernel)
+        if pipeline is None:
+            pipeline = self.driver.create_pipeline(kernel.wgsl, "main", kernel.n_in,
+                                                   kernel.n_out, kernel.uniform_size)
+            self._pipelines[kernel] = pipeline
+        return pipeline
+
     def _dispatch(self, kernel, buffers, params: Params, threads: int) -> None:
-        self._collect()
-        pipeline = self.driver.create_pipeline(kernel.wgsl, "main", kernel.n_in, kernel.n_out,
-                                               kernel.uniform_size)
-        self.driver.dispatch(pipeline, [b.handle for b in buffers], params.pack(kernel),
-                             kernels.groups_for(threads))
+        if self._garbage:
+            self._collect()
+        self.driver.dispatch(self._pipeline(kernel), [b.handle for b in buffers],
+                             params.pack(kernel), -(-threads // kernels.WORKGROUP))
 
     def _unaliased(self, out, inputs) -> list:
         """Inputs sharing ``out``'s buffer are copied first (WebGPU forbids binding a buffer as
@@ -232,8 +289,32 @@ class WebGPUBackend(Backend):
 
     def _map(self, expr: str, out, inputs, storages, out_storage: str) -> None:
         """``out = expr(inputs)`` elementwise; ``out`` fresh, inputs any views of its shape."""
+        out_data = out._data
+        handles = []
+        key = [expr, out_storage, out.shape, *storages]
+        for t in inputs:
+            if t._data is out_data:
+                return self._map(expr, out, self._unaliased(out, inputs), storages,
+                                 out_storage)
+            handles.append(t._data.handle)
+            key += (t.strides, t.offset)
+        handles.append(out_data.handle)
+        # Everything below depends only on the key: the kernel, its pipeline, the packed
+        # parameters and the workgroup count are built once per (op, dtypes, layout).
+        key = tuple(key)
+        found = self._map_plans.get(key)
+        if found is None:
+            found = self._map_plan(expr, out, inputs, storages, out_storage)
+            if len(self._map_plans) >= _MAP_PLANS_MAX:
+                self._map_plans.clear()
+            self._map_plans[key] = found
+        if self._garbage:
+            self._collect()
+        self.driver.dispatch(found[0], handles, found[1], found[2])
+
+    def _map_plan(self, expr: str, out, inputs, storages, out_storage: str) -> tuple:
+        """(pipeline, packed parameters, workgroups) of ``_map``'s dispatch."""
         n = out.size
-        inputs = self._unaliased(out, inputs)
         shape, strides = kernels.collapse(out.shape, [t.strides for t in inputs])
         modes = tuple((s, kernels.is_contiguous_1d(shape, st))
                       for s, st in zip(storages, strides))
@@ -241,7 +322,13 @@ class WebGPUBackend(Backend):
         slots = 4 + len(shape) + len(inputs) * (len(shape) + 1)
         kernel = kernels.map_kernel(expr, out_storage, modes, slots)
         params = Params(n, threads, shape, [(t.offset, st) for t, st in zip(inputs, strides)])
-        self._dispatch(kernel, [t._data for t in inputs] + [out._data], params, threads)
+        return self._pipeline(kernel), params.pack(kernel), kernels.groups_for(threads)
+
+    def _map_index(self, expr: str, out, out_storage: str, params: Params) -> None:
+        """``out[i] = expr(i)`` for a fresh ``out`` (``expr`` reads its parameters itself)."""
+        threads = params.words[2]
+        kernel = kernels.map_kernel(expr, out_storage, (), len(params.words), index_arg=True)
+        self._dispatch(kernel, [out._data], params, threads)
 
     def _native_ok(self, out, *inputs) -> bool:
         return _fresh(out) and self._fits(out, *inputs)
@@ -268,6 +355,7 @@ class WebGPUBackend(Backend):
         dtype = next((a.dtype for i, a in enumerate(args)
                       if isinstance(a, Tensor) and i != out_at), out.dtype)
         self.routed[(prim, dtype.name)] += 1
+        _warn_float64([a.dtype for a in args if isinstance(a, Tensor)])
         if out.size == 0 and not in_place:
             return
         converted = []
@@ -366,13 +454,24 @@ class WebGPUBackend(Backend):
         self._dispatch(kernels.fill_kernel(len(words)), [out._data], params, threads)
 
     def iota(self, out, start, step):
+        storage = NATIVE.get(out.dtype)
         ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, step))
-        if out.dtype in (_d.int32, _d.uint32) and ints and self._native_ok(out):
-            if out.size == 0:
-                return
-            params = Params(out.size, out.size)
-            params.add(start & 0xFFFFFFFF, step & 0xFFFFFFFF)
-            self._dispatch(kernels.iota_kernel(), [out._data], params, out.size)
+        if ints and storage in _IOTA_WRAP and self._native_ok(out):
+            # integers: start + i * step modulo 2**64, the low bits kept (as on the CPU)
+            if out.size:
+                params = Params(out.size, -(-out.size // kernels.STORAGE[storage].per_word))
+                params.add(start & 0xFFFFFFFF, (start >> 32) & 0xFFFFFFFF, step & 0xFFFFFFFF,
+                           (step >> 32) & 0xFFFFFFFF)
+                self._map_index(_IOTA_WRAP[storage], out, storage, params)
+            return
+        if storage in _IOTA_FLOAT and _exact_in_f32(start, step, out.size) \
+                and self._native_ok(out):
+            # floats: the CPU rounds start + i * step (float64) once; when every value is an
+            # integer below 2**24 float32 computes it exactly, so rounding once agrees
+            if out.size:
+                params = Params(out.size, -(-out.size // kernels.STORAGE[storage].per_word))
+                params.add(int(start) & 0xFFFFFFFF, int(step) & 0xFFFFFFFF)
+                self._map_index(_IOTA_FLOAT[storage], out, storage, params)
             return
         self._route("iota", (out, start, step), 0)
 
@@ -381,7 +480,7 @@ class WebGPUBackend(Backend):
             self.copy(out, x)
             return
         src, dst = NATIVE.get(x.dtype), NATIVE.get(out.dtype)
-        expr = exprs.CAST.get((src, dst))
+        expr = exprs.cast(src, dst)
         if expr is not None and self._native_ok(out, x):
             if out.size:
                 self._map(expr, out, [x], [src], dst)
@@ -391,7 +490,7 @@ class WebGPUBackend(Backend):
     # -- elementwise -----------------------------------------------------------------------------
     def unary(self, op, out, x):
         t = NATIVE.get(x.dtype)
-        expr = exprs.UNARY.get(op, {}).get(t)
+        expr = exprs.unary(op, t)
         dst = NATIVE.get(out.dtype)
         if expr is not None and dst is not None and self._native_ok(out, x):
             if out.size:
@@ -403,7 +502,7 @@ class WebGPUBackend(Backend):
 
     def binary(self, op, out, a, b):
         t = NATIVE.get(a.dtype)
-        expr = exprs.BINARY.get(op, {}).get(t)
+        expr = exprs.binary(op, t)
         dst = NATIVE.get(out.dtype)
         if expr is not None and dst is not None and b.dtype is a.dtype \
                 and self._native_ok(out, a, b):
@@ -416,7 +515,7 @@ class WebGPUBackend(Backend):
 
     def where(self, out, cond, a, b):
         eb = out.dtype.itemsize
-        if eb <= 4 and cond.dtype is _d.bool and self._native_ok(out, cond, a, b):
+        if eb in RAW and cond.dtype is _d.bool and self._native_ok(out, cond, a, b):
             if out.size:
                 self._map(exprs.WHERE, out, [cond, a, b], ["bool", RAW[eb], RAW[eb]], RAW[eb])
             return
@@ -424,46 +523,99 @@ class WebGPUBackend(Backend):
 
     # -- routed to the CPU in this version -------------------------------------------------------
     def reduce(self, op, out, x, axes):
-        self._route("reduce", (op, out, x, axes), 1)
+        from . import reduce as _reduce
+
+        if not _reduce.reduce(self, op, out, x, axes):
+            self._route("reduce", (op, out, x, axes), 1)
 
     def arg_reduce(self, op, out, x, axis):
-        self._route("arg_reduce", (op, out, x, axis), 1)
+        from . import reduce as _reduce
+
+        if not _reduce.arg_reduce(self, op, out, x, axis):
+            self._route("arg_reduce", (op, out, x, axis), 1)
 
     def scan(self, op, out, x, axis):
-        self._route("scan", (op, out, x, axis), 1)
+        from . import reduce as _reduce
+
+        if not _reduce.scan(self, op, out, x, axis):
+            self._route("scan", (op, out, x, axis), 1)
 
     def matmul(self, out, a, b):
+        from . import matmul as _mm
+
+        if (a.dtype in _mm.DTYPES and b.dtype is a.dtype and out.dtype is a.dtype
+                and self._native_ok(out, a, b)):
+            _mm.matmul(self, out, a, b)
+            return
         self._route("matmul", (out, a, b), 0)
 
     def gather(self, out, x, axis, indices):
+        if (indices.dtype is _d.int64 and x.dtype is out.dtype and self._native_ok(out, x, indices)
+                and x.dtype.itemsize in (1, 2, 4, 8, 16)):
+            from .gather import gather
+
+            gather(self, out, x, axis, indices)
+            return
         self._route("gather", (out, x, axis, indices), 0)
 
     def scatter(self, op, out, axis, indices, updates):
+        from .gather import scatter, scatter_kind
+
+        kind = scatter_kind(op, out.dtype)
+        packed_set = kind == "winner" and out.dtype.itemsize < 4
+        if (kind is not None and indices.dtype is _d.int64 and updates.dtype is out.dtype
+                and self._fits(out, indices, updates) and (out.is_contiguous or not packed_set)):
+            scatter(self, op, out, axis, indices, updates)
+            return
         self._route("scatter", (op, out, axis, indices, updates), 1, in_place=True)
 
     def sort(self, out, x, axis, descending):
+        from . import sort as _sort
+
+        if _sort.native_ok(self, out, x, axis):
+            _sort.sort_along(self, out, x, axis, descending, indices=False)
+            return
         self._route("sort", (out, x, axis, descending), 0)
 
     def argsort(self, out, x, axis, descending):
+        from . import sort as _sort
+
+        if _sort.native_ok(self, out, x, axis):
+            _sort.sort_along(self, out, x, axis, descending, indices=True)
+            return
         self._route("argsort", (out, x, axis, descending), 0)
 
     def random_bits(self, out, key, counter):
+        if out.dtype is _d.uint32 and self._native_ok(out):
+            from .rng import random_bits
+
+            random_bits(self, out, key, counter)
+            return
         self._route("random_bits", (out, key, counter), 0)
 
     # -- introspection ---------------------------------------------------------------------------
     def capabilities(self) -> dict[str, dict[str, str]]:
         """``{primitive: {dtype name: "native" | "cpu" | "partial (k/n ops)"}}``."""
+        from . import reduce as _reduce
+        from . import sort as _sort
+
         table: dict[str, dict[str, str]] = {}
         for dt in _d.all_dtypes:
             t = NATIVE.get(dt)
             row = {
                 "copy": "native", "assign": "native", "fill": "native",
-                "iota": "native" if dt in (_d.int32, _d.uint32) else "cpu",
-                "cast": "native" if t else "cpu",
-                "where": "native" if dt.itemsize <= 4 else "cpu",
-                "unary": _coverage(exprs.UNARY, _ops.UNARY, dt, t),
-                "binary": _coverage(exprs.BINARY, _ops.BINARY, dt, t),
+                "iota": ("native" if t in _IOTA_WRAP else
+                         "partial (integer values below 2**24)" if t in _IOTA_FLOAT else "cpu"),
+                "cast": _cast_coverage(t),
+                "where": "native" if dt.itemsize in RAW else "cpu",
+                "unary": _coverage(exprs.unary, _ops.UNARY, dt, t),
+                "binary": _coverage(exprs.binary, _ops.BINARY, dt, t),
+                **dict.fromkeys(("sort", "argsort"),
+                                "native" if dt in _sort.SORT_DTYPES else "cpu"),
+                **{prim: _reduce.capability(prim, dt)
+                   for prim in ("reduce", "arg_reduce", "scan")},
                 **dict.fromkeys(_ROUTED_ONLY, "cpu"),
+                **_indexing_rng_rows(dt),
             }
             for prim, status in row.items():
                 table.setdefault(prim, {})[dt.name] = status
@@ -484,13 +636,61 @@ class WebGPUBackend(Backend):
         }
 
 
-def _coverage(table, ops, dt, t) -> str:
+# iota natively: the element index is ``i``; parameters from slot 4 (see ``iota``).
+_IOTA_U32 = "prm(4u) + i * prm(6u)"
+_IOTA_WRAP = {
+    **dict.fromkeys(("u8", "u16", "u32"), _IOTA_U32),
+    **dict.fromkeys(("i8", "i16", "i32"), f"bitcast<i32>({_IOTA_U32})"),
+    **dict.fromkeys(("i64", "u64"), "add_u64(vec2<u32>(prm(4u), prm(5u)), "
+                                    "mul_u64(vec2<u32>(i, 0u), vec2<u32>(prm(6u), prm(7u))))"),
+}
+_IOTA_FLOAT = dict.fromkeys(("f32", "f16", "bf16"),
+                            "i32_to_f32(bitcast<i32>(prm(4u) + i * prm(5u)))")
+
+
+def _exact_in_f32(start, step, n: int) -> bool:
+    """Every value of ``start + i * step`` (i < n) is an integer of magnitude < 2**24."""
+    values = (start, step)
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+        return False
+    if any(isinstance(v, float) and not v.is_integer() for v in values):
+        return False
+    first, last = int(start), int(start) + int(step) * max(n - 1, 0)
+    return max(abs(first), abs(last)) < 1 << 24
+
+
+def _indexing_rng_rows(dt) -> dict[str, str]:
+    """capabilities() of matmul, gather, scatter and random_bits (see matmul.py, gather.py)."""
+    from .gather import scatter_kind
+    from .matmul import DTYPES as matmul_dtypes
+
+    scatter_native = sum(scatter_kind(op, dt) is not None for op in ("set", "add", "min", "max"))
+    return {
+        "matmul": "native" if dt in matmul_dtypes else "cpu",
+        "gather": "native",  # raw bits: every element size
+        "scatter": {4: "native", 0: "cpu"}.get(scatter_native,
+                                               f"partial ({scatter_native}/4 ops)"),
+        "random_bits": "native" if dt is _d.uint32 else "n/a",
+    }
+
+
+def _cast_coverage(t) -> str:
+    """Casts from this dtype: "native" when it converts natively to every other NATIVE dtype
+    (casts to float64/complex128 are float64 work: they run on the CPU)."""
+    if t is None:
+        return "cpu"
+    targets = [u for u in NATIVE.values() if u != t]
+    native = sum(exprs.cast(t, u) is not None for u in targets)
+    return "native" if native == len(targets) else f"partial ({native}/{len(targets)} targets)"
+
+
+def _coverage(lookup, ops, dt, t) -> str:
     """How many of the ops this dtype reaches a backend with have a native expression."""
     applicable = [op.name for op in ops if dt.kind in op.kinds
                   and not (op.result == "float" and dt.kind in "biu")]
     if not applicable:
         return "n/a"
-    native = sum(1 for name in applicable if t is not None and t in table.get(name, {}))
+    native = sum(1 for name in applicable if lookup(name, t) is not None)
     if native == len(applicable):
         return "native"
     return "cpu" if native == 0 else f"partial ({native}/{len(applicable)} ops)"

@@ -4,8 +4,14 @@ A ``Kernel`` is WGSL text plus its binding signature; the driver compiles and ca
 Every buffer is bound as ``array<u32>`` and elements are loaded/stored by a ``Storage`` (how a
 dtype's value sits in the words: one f32/i32/u32 per word, four bytes or two halves per word).
 Kernel parameters travel in the uniform block described in ``shaders/params.wgsl``; ``Params``
-builds its bytes.  Helper libraries (``prelude``, ``int32``, ``float32``) are included when the
-generated code calls one of their functions.
+builds its bytes.  Helper libraries (``prelude``, ``int32``, ``float32``, ``float16``, ``int64``,
+``complex64``) are included when the generated code calls one of their functions.
+
+Storages compute in a wider WGSL type where WGSL has no narrow one: int8/int16 load
+sign-extended into i32 and uint8/uint16 zero-extended into u32 (a store keeps the low bits, so
+results wrap exactly as in NumPy); float16/bfloat16 load exactly into f32 and store rounded once
+to nearest even (``shaders/float16.wgsl``); int64/uint64 are ``vec2<u32>`` (lo, hi) and
+complex64 ``vec2<f32>`` (re, im), two words per element.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from string import Template
 
 SHADERS = Path(__file__).resolve().parents[2] / "shaders"
 WORKGROUP = 64
-_LIBRARIES = ("prelude", "int32", "float32")
+_LIBRARIES = ("prelude", "int32", "float32", "float16", "int64", "complex64")
 
 
 @cache
@@ -54,17 +60,36 @@ def _with_libraries(text: str) -> str:
 @dataclass(frozen=True)
 class Storage:
     """How elements of one kind sit in ``array<u32>``: WGSL value type, elements per word, load
-    of element ``{idx}`` from buffer ``{buf}``, and the low bits of value ``{v}`` to store."""
+    of element ``{idx}`` from buffer ``{buf}``, and the low bits of value ``{v}`` to store (for
+    ``words`` > 1: a ``vec{words}<u32>`` of the element's words)."""
 
     name: str
     wgsl_type: str
     per_word: int
     load: str
     store: str
+    words: int = 1  # words per element (8-byte and 16-byte elements)
 
     @property
     def bits(self) -> int:
         return 32 // self.per_word
+
+
+def _lane(bits: int) -> str:
+    """The unsigned ``bits``-bit element ``{idx}`` of a packed buffer ``{buf}``."""
+    per = 32 // bits
+    shift = {4: 2, 2: 1}[per]
+    return (f"(({{buf}}[{{idx}} >> {shift}u] >> (({{idx}} & {per - 1}u) * {bits}u)) "
+            f"& {hex((1 << bits) - 1)}u)")
+
+
+def _signed_lane(bits: int) -> str:
+    """The signed ``bits``-bit element, sign-extended to i32 (shift it to the top, then back)."""
+    return f"(bitcast<i32>({_lane(bits)} << {32 - bits}u) >> {32 - bits}u)"
+
+
+def _pair(cast: str) -> str:
+    return f"{cast}(vec2<u32>({{buf}}[2u * {{idx}}], {{buf}}[2u * {{idx}} + 1u]))"
 
 
 STORAGE = {s.name: s for s in (
@@ -73,12 +98,22 @@ STORAGE = {s.name: s for s in (
     Storage("u32", "u32", 1, "{buf}[{idx}]", "{v}"),
     Storage("bool", "bool", 4, "((({buf}[{idx} >> 2u] >> (({idx} & 3u) * 8u)) & 0xffu) != 0u)",
             "select(0u, 1u, {v})"),
-    Storage("u8", "u32", 4, "(({buf}[{idx} >> 2u] >> (({idx} & 3u) * 8u)) & 0xffu)", "{v}"),
-    Storage("u16", "u32", 2, "(({buf}[{idx} >> 1u] >> (({idx} & 1u) * 16u)) & 0xffffu)", "{v}"),
+    Storage("u8", "u32", 4, _lane(8), "({v} & 0xffu)"),
+    Storage("u16", "u32", 2, _lane(16), "({v} & 0xffffu)"),
+    Storage("i8", "i32", 4, _signed_lane(8), "(bitcast<u32>({v}) & 0xffu)"),
+    Storage("i16", "i32", 2, _signed_lane(16), "(bitcast<u32>({v}) & 0xffffu)"),
+    Storage("f16", "f32", 2, f"f16_bits_to_f32({_lane(16)})", "f32_to_f16_bits({v})"),
+    Storage("bf16", "f32", 2, f"bf16_bits_to_f32({_lane(16)})", "f32_to_bf16_bits({v})"),
+    Storage("i64", "vec2<u32>", 1, _pair(""), "{v}", words=2),
+    Storage("u64", "vec2<u32>", 1, _pair(""), "{v}", words=2),
+    Storage("c64", "vec2<f32>", 1, _pair("bitcast<vec2<f32>>"), "bitcast<vec2<u32>>({v})",
+            words=2),
+    Storage("x128", "vec4<u32>", 1, "vec4<u32>({buf}[4u * {idx}], {buf}[4u * {idx} + 1u], "
+            "{buf}[4u * {idx} + 2u], {buf}[4u * {idx} + 3u])", "{v}", words=4),
 )}
 
 # Raw storage by element size, for kernels that only move bits (copy, where, assign).
-RAW = {1: "u8", 2: "u16", 4: "u32"}
+RAW = {1: "u8", 2: "u16", 4: "u32", 8: "u64", 16: "x128"}
 
 
 @dataclass(frozen=True)
@@ -117,21 +152,28 @@ def _index_fn(contiguous: bool) -> str:
 
 
 @lru_cache(maxsize=4096)
-def map_kernel(expr: str, out: str, ins: tuple[tuple[str, bool], ...], slots: int) -> Kernel:
+def map_kernel(expr: str, out: str, ins: tuple[tuple[str, bool], ...], slots: int,
+               index_arg: bool = False) -> Kernel:
     """``out0 = expr`` over inputs ``ins`` = ((storage name, contiguous?), ...).
 
-    ``expr`` names the inputs ``a``, ``b``, ``c``; it is wrapped in ``fn op``.
+    ``expr`` names the inputs ``a``, ``b``, ``c`` (and ``i``, the element's C-order index, when
+    ``index_arg``); it is wrapped in ``fn op``.
     """
     so = STORAGE[out]
     names = "abc"
-    params = ", ".join(f"{names[j]}: {STORAGE[s].wgsl_type}" for j, (s, _) in enumerate(ins))
+    args = [f"{names[j]}: {STORAGE[s].wgsl_type}" for j, (s, _) in enumerate(ins)]
+    params = ", ".join(args + ["i: u32"] * index_arg)
     loads = []
     for j, (s, contiguous) in enumerate(ins):
         idx = f"i{j}"
         loads.append(f"let {idx} = {_index_fn(contiguous)}(i, {j}u);")
         loads.append(f"let v{j} = {STORAGE[s].load.format(buf=f'in{j}', idx=idx)};")
-    call = "op(" + ", ".join(f"v{j}" for j in range(len(ins))) + ")"
-    if so.per_word == 1:
+    call = "op(" + ", ".join([f"v{j}" for j in range(len(ins))] + ["i"] * index_arg) + ")"
+    if so.words > 1:
+        parts = "xyzw"[:so.words]
+        body = ["let i = t;", *loads, f"let r = {so.store.format(v=call)};",
+                *(f"out0[{so.words}u * t + {k}u] = r.{c};" for k, c in enumerate(parts))]
+    elif so.per_word == 1:
         body = ["let i = t;", *loads, f"out0[t] = {so.store.format(v=call)};"]
     else:
         inner = [*loads, f"word = word | ({so.store.format(v=call)} << (j * {so.bits}u));"]
@@ -197,10 +239,15 @@ class Params:
 
     def pack(self, kernel: Kernel) -> bytes:
         n = kernel.uniform_size // 4
-        words = [w & 0xFFFFFFFF for w in self.words]
+        words = [w & 0xFFFFFFFF for w in self.words]  # negative strides wrap (two's complement)
         if len(words) > n:
             raise ValueError(f"{len(words)} parameters do not fit a {n}-slot uniform block")
-        return struct.pack(f"<{n}I", *words, *([0] * (n - len(words))))
+        return _u32_struct(len(words)).pack(*words) + bytes(4 * (n - len(words)))
+
+
+@cache
+def _u32_struct(n: int) -> struct.Struct:
+    return struct.Struct(f"<{n}I")
 
 
 def collapse(shape, strides_list):

@@ -7,6 +7,31 @@ from collections.abc import Sequence
 from .driver import SPEC_LIMITS, UNIFORM_ALIGN, WANTED_FEATURES, Driver, Pipeline, fold_grid
 
 _BG_CACHE_MAX = 4096
+_lib = _ffi = None  # wgpu-native's C functions (cffi), bound when the first driver starts
+
+
+def _bind_native():
+    """wgpu-py's cffi handle on wgpu-native: the per-dispatch pass commands call it directly,
+    skipping wgpu-py's per-call wrapper objects and error-scope bookkeeping."""
+    global _lib, _ffi
+    if _lib is None:
+        from wgpu.backends.wgpu_native._ffi import ffi, lib
+
+        _lib, _ffi = lib, ffi
+
+
+class _NativePipeline(Pipeline):
+    """A pipeline plus what dispatch needs of it without attribute chains: the raw handle, the
+    bind group layout and its id (the bind group cache key)."""
+
+    __slots__ = ("raw", "bgl", "bgl_id")
+
+    def __init__(self, handle, bgl, n_in: int, n_out: int, uniform_size: int):
+        super().__init__((handle, bgl), n_in, n_out, uniform_size)
+        self.raw = handle._internal
+        self.bgl = bgl
+        # uniform_size is part of the layout key, so the layout's id covers it
+        self.bgl_id = id(bgl)
 
 
 def request_adapter():
@@ -28,6 +53,7 @@ class NativeDriver(Driver):
     def __init__(self, adapter=None, max_batch: int = 256):
         import wgpu
 
+        _bind_native()
         self._wgpu = wgpu
         if adapter is None:
             adapter = request_adapter()
@@ -56,7 +82,9 @@ class NativeDriver(Driver):
         self._arena_size = max_batch * UNIFORM_ALIGN
         self._arena = self.device.create_buffer(size=self._arena_size,
                                                 usage=self._uniform_usage)
-        self._arena_data = bytearray()
+        self._arena_data = bytearray(self._arena_size)
+        self._arena_used = 0  # bytes of the arena the open batch uses (whole UNIFORM_ALIGNs)
+        self._c_offset = _ffi.new("uint32_t[1]")  # wgpu-native copies it at record time
         self._pipelines: dict[tuple, Pipeline] = {}
         self._layouts: dict[tuple, tuple] = {}
         self._bind_groups: dict[tuple, object] = {}
@@ -64,6 +92,9 @@ class NativeDriver(Driver):
         # The open batch: encoder, pass, buffers it references, buffers to free after submit.
         self._encoder = None
         self._pass = None
+        self._pass_id = None
+        self._current = None  # the pipeline last set in the open pass
+        self._serial = 0  # numbers the batches (bind group entries remember their last one)
         self._batch_refs: set[int] = set()
         self._batch_count = 0
         self._doomed: list = []
@@ -80,7 +111,7 @@ class NativeDriver(Driver):
     def destroy_buffer(self, buf) -> None:
         key = id(buf)
         for bg_key in self._bg_by_buffer.pop(key, ()):
-            self._bind_groups.pop(bg_key, None)
+            self._forget_bind_group(bg_key)
         if key in self._batch_refs:
             self._doomed.append(buf)
         else:
@@ -143,77 +174,106 @@ class NativeDriver(Driver):
             module = self.device.create_shader_module(code=wgsl)
             handle = self.device.create_compute_pipeline(
                 layout=layout, compute={"module": module, "entry_point": entry})
-            found = self._pipelines[key] = Pipeline((handle, bgl), n_in, n_out, uniform_size)
+            found = self._pipelines[key] = _NativePipeline(handle, bgl, n_in, n_out,
+                                                           uniform_size)
             self._stats["pipelines"] += 1
         return found
 
-    def _bind_group(self, pipeline: Pipeline, buffers: Sequence):
-        bgl = pipeline.handle[1]
-        key = (id(bgl), pipeline.uniform_size, *map(id, buffers))
-        found = self._bind_groups.get(key)
-        if found is None:
-            entries = [{"binding": 0, "resource": {"buffer": self._arena, "offset": 0,
-                                                   "size": pipeline.uniform_size}}]
-            for i, buf in enumerate(buffers):
-                entries.append({"binding": i + 1, "resource": {"buffer": buf, "offset": 0,
-                                                               "size": buf.size}})
-            found = self.device.create_bind_group(layout=bgl, entries=entries)
-            if len(self._bind_groups) >= _BG_CACHE_MAX:
-                self._bind_groups.pop(next(iter(self._bind_groups)))
-            self._bind_groups[key] = found
-            for buf in buffers:
-                self._bg_by_buffer.setdefault(id(buf), set()).add(key)
-            self._stats["bind_groups"] += 1
-        return found
+    def _bind_group(self, pipeline: _NativePipeline, buffers: Sequence, key: tuple) -> list:
+        """A bind group of ``buffers`` (created on a cache miss).  Bind groups depend on the
+        layout and the buffers only: the parameters come in through the dynamic offset.
 
-    def dispatch(self, pipeline: Pipeline, buffers: Sequence, uniforms: bytes,
-                 workgroups: int) -> None:
+        The cache entry is [group, raw handle, buffer ids, the batch it was last used in]."""
         if len(buffers) != pipeline.n_in + pipeline.n_out:
             raise ValueError(f"dispatch: {len(buffers)} buffers for a kernel with "
                              f"{pipeline.n_in} inputs and {pipeline.n_out} outputs")
+        entries = [{"binding": 0, "resource": {"buffer": self._arena, "offset": 0,
+                                               "size": pipeline.uniform_size}}]
+        for i, buf in enumerate(buffers):
+            entries.append({"binding": i + 1, "resource": {"buffer": buf, "offset": 0,
+                                                           "size": buf.size}})
+        group = self.device.create_bind_group(layout=pipeline.bgl, entries=entries)
+        if len(self._bind_groups) >= _BG_CACHE_MAX:
+            self._forget_bind_group(next(iter(self._bind_groups)))
+        found = self._bind_groups[key] = [group, group._internal, key[1:], None]
+        for buf in buffers:
+            self._bg_by_buffer.setdefault(id(buf), set()).add(key)
+        self._stats["bind_groups"] += 1
+        return found
+
+    def _forget_bind_group(self, key: tuple) -> None:
+        found = self._bind_groups.pop(key, None)
+        if found is not None and self._pass is not None:
+            self._doomed.append(found[0])  # keep it alive until the batch is submitted
+
+    def dispatch(self, pipeline: Pipeline, buffers: Sequence, uniforms: bytes,
+                 workgroups: int) -> None:
+        # The per-op hot path: one cache key, no other per-call objects, and the three pass
+        # commands go straight to wgpu-native (encoding errors surface at end/finish, which
+        # still go through wgpu-py's error capture).
         size = len(uniforms)
         if size != pipeline.uniform_size:
             raise ValueError(f"dispatch: {size} uniform bytes, the kernel declares "
                              f"{pipeline.uniform_size}")
-        offset = -(-len(self._arena_data) // UNIFORM_ALIGN) * UNIFORM_ALIGN
+        key = (pipeline.bgl_id, *map(id, buffers))
+        found = self._bind_groups.get(key)
+        if found is None:
+            found = self._bind_group(pipeline, buffers, key)
+        offset = self._arena_used
         if offset + size > self._arena_size:
             self.flush()
             offset = 0
         if self._pass is None:
-            self._encoder = self.device.create_command_encoder()
-            self._pass = self._encoder.begin_compute_pass()
-        data = self._arena_data
-        data.extend(bytes(offset - len(data)))
-        data.extend(uniforms)
-        group = self._bind_group(pipeline, buffers)
-        cpass = self._pass
-        cpass.set_pipeline(pipeline.handle[0])
-        cpass.set_bind_group(0, group, [offset])
-        cpass.dispatch_workgroups(*fold_grid(workgroups,
-                                             self.limits["max-compute-workgroups-per-dimension"]))
-        self._batch_refs.update(map(id, buffers))
+            self._begin()
+        self._arena_data[offset:offset + size] = uniforms
+        self._arena_used = offset + -(-size // UNIFORM_ALIGN) * UNIFORM_ALIGN
+        cpass = self._pass_id
+        if pipeline is not self._current:
+            _lib.wgpuComputePassEncoderSetPipeline(cpass, pipeline.raw)
+            self._current = pipeline
+        self._c_offset[0] = offset
+        _lib.wgpuComputePassEncoderSetBindGroup(cpass, 0, found[1], 1, self._c_offset)
+        max_dim = self.limits["max-compute-workgroups-per-dimension"]
+        if 0 < workgroups <= max_dim:
+            _lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, workgroups, 1, 1)
+        else:
+            _lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, *fold_grid(workgroups, max_dim))
+        if found[3] != self._serial:  # first use in this batch: its buffers are now busy
+            found[3] = self._serial
+            self._batch_refs.update(found[2])
         self._batch_count += 1
-        self._stats["dispatches"] += 1
         if self._batch_count >= self.max_batch:
             self.flush()
+
+    def _begin(self) -> None:
+        self._encoder = self.device.create_command_encoder()
+        self._pass = self._encoder.begin_compute_pass()
+        self._pass_id = self._pass._internal
+        self._current = None
+        self._serial += 1
 
     def flush(self) -> None:
         if self._pass is None:
             return
         self._pass.end()
         # NOTE: queue writes run before the command buffers submitted after them, and this
-        # batch is the only user of the arena until the next flush.
-        self.queue.write_buffer(self._arena, 0, bytes(self._arena_data))
+        # batch is the only user of the arena until the next flush: one write per batch.
+        self.queue.write_buffer(self._arena, 0, memoryview(self._arena_data)[:self._arena_used])
         self.queue.submit([self._encoder.finish()])
         self._stats["submits"] += 1
-        self._pass = self._encoder = None
-        self._arena_data = bytearray()
+        self._stats["dispatches"] += self._batch_count
+        self._pass = self._encoder = self._pass_id = self._current = None
+        self._arena_used = 0
         self._batch_refs.clear()
         self._batch_count = 0
         doomed, self._doomed = self._doomed, []
         for buf in doomed:
-            buf.destroy()
-            self._stats["buffers_destroyed"] += 1
+            if isinstance(buf, self._wgpu.GPUBuffer):
+                buf.destroy()
+                self._stats["buffers_destroyed"] += 1
 
     def stats(self) -> dict[str, int]:
-        return dict(self._stats)
+        stats = dict(self._stats)
+        stats["dispatches"] += self._batch_count  # counted per batch, off the hot path
+        stats["bind_groups_cached"] = len(self._bind_groups)
+        return stats

@@ -22,8 +22,13 @@ class Probe:
 
 @lru_cache(maxsize=1)
 def probe() -> Probe:
-    if sys.platform == "emscripten":
-        return Probe(None, "the browser WebGPU driver is not implemented yet", False, "")
+    if sys.platform == "emscripten":  # Pyodide: the browser's navigator.gpu (browser.py)
+        from .browser import open_device
+
+        opened, reason = open_device()
+        if opened is None:
+            return Probe(None, reason, False, "")
+        return Probe(opened, "", not opened.fallback, opened.description)
     try:
         from .native import adapter_description, request_adapter
     except ImportError as e:  # pragma: no cover

@@ -1,0 +1,113 @@
+"""The webgpu device against NumPy, same run: matmul GFLOP/s, elementwise and reduction GB/s,
+and the per-op cost of recording a dispatch.
+
+Each GPU timing ends with a one-element read, which submits the recorded work and waits for
+it, so it measures the device finishing the work (inputs already on the device).  Whatever
+the backend does is measured: a primitive still routed to the CPU shows up as such (the
+"path" column, from ``device_info``).
+Run: PYTHONPATH=core python bench/bench_webgpu.py [--quick]  (``--quick``: smaller sizes)
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "core"))
+
+import numpy as np  # noqa: E402
+from _table import per_call, print_table  # noqa: E402
+
+import webtensor as wt  # noqa: E402
+
+GPU = "webgpu"
+REPEAT = 3
+TINY_OPS = 1000  # dispatches recorded per overhead measurement, one flush at the end
+
+
+def sync(t) -> None:
+    """Wait for ``t``: reading one element submits the pending batch and waits for the queue."""
+    wt.reshape(t, (-1,))[:1].tobytes()
+
+
+def path(primitive: str, dtype=wt.float32) -> str:
+    return wt.device_info(GPU)["primitives"][primitive][dtype.name]
+
+
+def ratio(ours: float, theirs: float) -> str:
+    return f"{ours / theirs:.2f}x"
+
+
+def matmul_row(n: int, rng) -> list:
+    a_np = rng.standard_normal((n, n), dtype=np.float32)
+    b_np = rng.standard_normal((n, n), dtype=np.float32)
+    a, b = wt.asarray(a_np, device=GPU), wt.asarray(b_np, device=GPU)
+    t_gpu = per_call(lambda: sync(a @ b), min_time=0.2, repeat=REPEAT)
+    t_np = per_call(lambda: a_np @ b_np, min_time=0.2, repeat=REPEAT)
+    flops = 2.0 * n ** 3
+    return [f"matmul {n}x{n}", path("matmul"), f"{t_gpu * 1e3:.2f}", f"{t_np * 1e3:.2f}",
+            f"{flops / t_gpu / 1e9:.2f}", f"{flops / t_np / 1e9:.2f}", ratio(t_np, t_gpu)]
+
+
+def bandwidth_rows_at(n: int, rng) -> list[list]:
+    x_np = rng.standard_normal(n, dtype=np.float32)
+    y_np = rng.standard_normal(n, dtype=np.float32)
+    x, y = wt.asarray(x_np, device=GPU), wt.asarray(y_np, device=GPU)
+    cases = [
+        # (label, primitive, bytes moved, webgpu call, numpy call)
+        ("x + y", "binary", 3 * 4 * n, lambda: sync(x + y), lambda: x_np + y_np),
+        ("sum(x)", "reduce", 4 * n, lambda: sync(wt.sum(x)), lambda: np.sum(x_np)),
+    ]
+    rows = []
+    for label, prim, nbytes, ours, theirs in cases:
+        t_gpu = per_call(ours, min_time=0.2, repeat=REPEAT)
+        t_np = per_call(theirs, min_time=0.2, repeat=REPEAT)
+        rows.append([f"{label} {n / (1 << 20):g}M f32", path(prim), f"{t_gpu * 1e3:.2f}",
+                     f"{t_np * 1e3:.2f}", f"{nbytes / t_gpu / 1e9:.2f}",
+                     f"{nbytes / t_np / 1e9:.2f}", ratio(t_np, t_gpu)])
+    return rows
+
+
+def overhead_rows() -> list[list]:
+    x_np = np.ones(4, dtype=np.float32)
+    x = wt.asarray(x_np, device=GPU)
+
+    def many_gpu():
+        y = x
+        for _ in range(TINY_OPS):
+            y = y + 1.0
+        sync(y)
+
+    def many_np():
+        y = x_np
+        for _ in range(TINY_OPS):
+            y = y + np.float32(1.0)
+
+    t_gpu = per_call(many_gpu, min_time=0.2, repeat=REPEAT) / TINY_OPS
+    t_np = per_call(many_np, min_time=0.2, repeat=REPEAT) / TINY_OPS
+    return [[f"x + 1.0, 4 f32 ({TINY_OPS} ops, 1 flush)", path("binary"), f"{t_gpu * 1e6:.1f}",
+             f"{t_np * 1e6:.1f}", ratio(t_np, t_gpu)]]
+
+
+def main(quick: bool = False) -> None:
+    info = wt.device_info(GPU)
+    adapter = info["adapter"]
+    print(f"webgpu adapter: {adapter.get('device') or adapter.get('vendor')} "
+          f"({adapter.get('adapter_type')}, {adapter.get('backend_type')}; "
+          f"{adapter.get('description')}), driver {info['driver']}; NumPy {np.__version__}")
+    print("ratio = webgpu speed / NumPy speed (above 1x: webgpu is faster)")
+    head = ["case", "path", "webgpu ms", "numpy ms"]
+    rng = np.random.default_rng(0)
+    print_table("matmul, float32 (GFLOP/s)", head + ["webgpu GFLOP/s", "numpy GFLOP/s", "ratio"],
+                [matmul_row(n, rng) for n in ((64, 128) if quick else (256, 512, 1024))])
+    sizes = (1 << 16, 1 << 20) if quick else (1 << 20, 1 << 24)
+    print_table("elementwise and reduction, float32 (GB/s of input + output)",
+                head + ["webgpu GB/s", "numpy GB/s", "ratio"],
+                [row for n in sizes for row in bandwidth_rows_at(n, rng)])
+    print_table("per-op overhead on a tiny tensor (µs per op)",
+                ["case", "path", "webgpu µs", "numpy µs", "ratio"], overhead_rows())
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv[1:])

@@ -1,0 +1,178 @@
+"""Native batched matmul for the WebGPU backend (``WebGPUBackend.matmul`` calls ``matmul``).
+
+One dispatch of ``shaders/matmul.wgsl`` per call: 64x64 output tiles per workgroup, 4x4 per
+invocation, A and B staged through workgroup memory 16 k-steps at a time.  Inputs are read
+through their strides (transposed views, broadcast batch dims and negative strides need no
+copy); each operand's tile loader is chosen from its layout: vec4 loads along the tile's rows or
+columns (mode ``"r"``) or along k (``"k"``) when the view is aligned to whole vec4s, else scalar
+loads (``"s"``, ``"sk"``: which index varies fastest between neighbouring invocations).
+
+Float32 accumulates with ``fma`` in k order, so each element is within
+``gamma_K * sum_k |a_ik b_kj|`` of the exact dot product; the CPU device rounds an exact-product
+float64 sum once, so the two agree to about ``(K + 2) * 2**-24 * sum |a||b|`` (see the tests),
+not bit for bit.  int32/uint32 wrap modulo 2**32 exactly like the CPU (u32 arithmetic serves
+both: two's complement products and sums have the same bits).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from string import Template
+
+from ... import dtypes as _d
+from . import kernels
+from .kernels import Kernel, Params
+
+# dtype -> (WGSL accumulation type, multiply-accumulate of scalar a, vec4 b into vec4 acc)
+_TYPES = {
+    _d.float32: ("f32", "fma(vec4<f32>(a), b, acc)"),
+    _d.int32: ("u32", "acc + a * b"),
+    _d.uint32: ("u32", "acc + a * b"),
+}
+DTYPES = frozenset(_TYPES)
+TILE = 64  # output rows/columns per workgroup (shaders/matmul.wgsl)
+_CONV = {"f32": ("bitcast<f32>({})", "bitcast<vec4<f32>>({})", "bitcast<u32>({})"),
+         "u32": ("{}", "{}", "{}")}
+
+
+def launch(backend, kernel: Kernel, buffers, params: Params, groups: int) -> None:
+    """Record one dispatch of exactly ``groups`` workgroups (kernels with their own sizes)."""
+    backend._collect()
+    pipeline = backend.driver.create_pipeline(kernel.wgsl, "main", kernel.n_in, kernel.n_out,
+                                              kernel.uniform_size)
+    backend.driver.dispatch(pipeline, [b.handle for b in buffers], params.pack(kernel), groups)
+
+
+def header(inputs, outputs, slots: int) -> tuple[str, int]:
+    """Binding declarations for ``inputs``/``outputs`` (WGSL array element types) plus the
+    parameter helpers; returns (text, uniform bytes)."""
+    vec4s = kernels._uniform_vec4s(slots)
+    lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;"]
+    for i, elem in enumerate(inputs):
+        lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<{elem}>;")
+    for i, elem in enumerate(outputs):
+        lines.append(f"@group(0) @binding({len(inputs) + i + 1}) var<storage, read_write> "
+                     f"out{i}: array<{elem}>;")
+    return "\n".join(lines) + "\n\n" + kernels.source("params"), vec4s * 16
+
+
+def _loader(operand: str, mode: str, t: str) -> str:
+    """WGSL that stages one 16 x 64 slice of ``operand`` ("a" or "b") into its tile."""
+    scalar, vector, _ = _CONV[t]
+    buf, tile = ("in0", "tile_a") if operand == "a" else ("in1", "tile_b")
+    base = f"{operand}_base"
+    extent, origin = ("M", "row0") if operand == "a" else ("N", "col0")
+    s_r, s_k = ("a_sm", "a_sk") if operand == "a" else ("b_sn", "b_sk")
+    if mode == "r":
+        body = [
+            "let kk = li / 16u;",
+            "let rq = li % 16u;",
+            f"let r = {origin} + rq * 4u;",
+            "let kc = k0 + kk;",
+            f"var v = vec4<{t}>();",
+            f"if (r < {extent} && kc < K) {{",
+            f"    v = {vector.format(f'{buf}[u32({base} + i32(r) + i32(kc) * {s_k}) >> 2u]')};",
+            "}",
+            f"{tile}[kk * 16u + rq] = v;",
+        ]
+    elif mode == "k":
+        body = [
+            "let rl = li / 4u;",
+            "let q = li % 4u;",
+            f"let r = {origin} + rl;",
+            "let kc = k0 + q * 4u;",
+            f"var v = vec4<{t}>();",
+            f"if (r < {extent} && kc < K) {{",
+            f"    v = {vector.format(f'{buf}[u32({base} + i32(r) * {s_r} + i32(kc)) >> 2u]')};",
+            "}",
+            "for (var j = 0u; j < 4u; j = j + 1u) {",
+            f"    {tile}[(q * 4u + j) * 16u + rl / 4u][rl % 4u] = v[j];",
+            "}",
+        ]
+    else:
+        rl, kk = ("idx % 64u", "idx / 64u") if mode == "s" else ("idx / 16u", "idx % 16u")
+        address = f"u32({base} + i32(r) * {s_r} + i32(kc) * {s_k})"
+        body = [
+            "for (var e = 0u; e < 4u; e = e + 1u) {",
+            "    let idx = li + e * 256u;",
+            f"    let rl = {rl};",
+            f"    let kk = {kk};",
+            f"    let r = {origin} + rl;",
+            "    let kc = k0 + kk;",
+            f"    var v = {t}();",
+            f"    if (r < {extent} && kc < K) {{",
+            f"        v = {scalar.format(f'{buf}[{address}]')};",
+            "    }",
+            f"    {tile}[kk * 16u + rl / 4u][rl % 4u] = v;",
+            "}",
+        ]
+    return "\n".join(["        {", *("            " + line for line in body), "        }"])
+
+
+@lru_cache(maxsize=256)
+def matmul_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int) -> Kernel:
+    t, mac = _TYPES[_d.dtype(dtype_name)]
+    words = {m: "vec4<u32>" if m in ("r", "k") else "u32" for m in (a_mode, b_mode)}
+    head, uniform = header([words[a_mode], words[b_mode]], ["u32"], slots)
+    text = Template(kernels.source("matmul")).substitute(
+        header=head, T=t, mac=mac, a_word=words[a_mode], b_word=words[b_mode],
+        load_a=_loader("a", a_mode, t), load_b=_loader("b", b_mode, t),
+        store=_CONV[t][2].format("acc[r][c]"))
+    return Kernel(kernels._with_libraries(text), 2, 1, uniform)
+
+
+def _mode(buffer_size: int, offset: int, batch_strides, s_r: int, s_k: int, extent: int,
+          k: int) -> str:
+    """The loader for an operand: vec4 along rows/columns ("r") or k ("k") when every vec4
+    is aligned and either wholly inside or outside the matrix, else scalar."""
+    aligned = buffer_size % 16 == 0 and all(v % 4 == 0 for v in (offset, *batch_strides))
+    if aligned and s_r == 1 and extent % 4 == 0 and s_k % 4 == 0:
+        return "r"
+    if aligned and s_k == 1 and k % 4 == 0 and s_r % 4 == 0:
+        return "k"
+    return "sk" if abs(s_k) < abs(s_r) else "s"
+
+
+def matmul(backend, out, a, b) -> None:
+    """``out = a @ b`` on the GPU; ``out`` fresh (batch, M, N), ``a``/``b`` any views whose
+    batch dims broadcast to ``out``'s, dtype in ``DTYPES``."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    batch = tuple(out.shape[:-2])
+    if b.shape[-2] != k or tuple(out.shape[-2:]) != (m, n):
+        raise ValueError(f"matmul: shapes {a.shape} @ {b.shape} -> {out.shape} do not match; "
+                         f"the frontend (wt.matmul) checks and broadcasts them")
+    if out.size == 0:
+        return
+    if k == 0:
+        backend.fill(out, 0)
+        return
+    a_bs, b_bs = (_batch_strides(t, batch) for t in (a, b))
+    shape, (a_bs, b_bs) = kernels.collapse(batch, [a_bs, b_bs])
+    # A size-1 matrix dim never advances, so its stride cannot spoil vec4 alignment.
+    a_sm, a_sk = (0 if m == 1 else a.strides[-2]), (0 if k == 1 else a.strides[-1])
+    b_sk, b_sn = (0 if k == 1 else b.strides[-2]), (0 if n == 1 else b.strides[-1])
+    a_mode = _mode(a._data.size, a.offset, a_bs, a_sm, a_sk, m, k)
+    b_mode = _mode(b._data.size, b.offset, b_bs, b_sn, b_sk, n, k)
+    tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
+    groups = tiles_m * tiles_n * (out.size // (m * n))
+    params = Params(0, 0)
+    params.words[1:4] = [m, n, k]
+    params.add(tiles_n, tiles_m, groups, len(shape), a.offset, a_sm, a_sk, b.offset, b_sk, b_sn)
+    for size, sa, sb in zip(shape, a_bs, b_bs):
+        params.add(size, sa, sb)
+    kernel = matmul_kernel(a.dtype.name, a_mode, b_mode, len(params.words))
+    launch(backend, kernel, [a._data, b._data, out._data], params, groups)
+
+
+def _batch_strides(t, batch) -> tuple[int, ...]:
+    """``t``'s strides over the batch dims of ``batch`` (missing or size-1 dims: stride 0)."""
+    lead = t.ndim - 2
+    strides = [0] * (len(batch) - lead) + list(t.strides[:lead])
+    sizes = [1] * (len(batch) - lead) + list(t.shape[:lead])
+    for d, (have, want) in enumerate(zip(sizes, batch)):
+        if have == 1:
+            strides[d] = 0
+        elif have != want:
+            raise ValueError(f"matmul: batch dims {t.shape[:lead]} do not broadcast to {batch}")
+    return tuple(strides)

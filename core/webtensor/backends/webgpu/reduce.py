@@ -1,0 +1,438 @@
+"""Reductions, arg-reductions and scans of the WebGPU backend as WGSL kernels.
+
+Every op is an *accumulator family* (``_FAMILIES``): an identity, ``lift`` (one element and its
+position in the row -> an accumulator), an associative ``merge`` and ``out`` (accumulator -> the
+result's words).  Accumulators are four u32 words (layouts in ``shaders/reduce_lib.wgsl``), so
+one reduction template and one scan template serve every op and dtype:
+
+* ``reduce``/``arg_reduce``: the input is seen as ``rows`` (the kept dims, C order) of ``length``
+  elements (the reduced dims, C order), both as strided views of the input buffer.  A pass gives
+  each row ``lanes`` invocations (a tree in workgroup memory combines them); long rows are cut
+  into chunks whose partial accumulators a further pass reduces, until one chunk is left.
+* ``scan``: one invocation per (row, chunk) walks the chunk in order.  Rows longer than one chunk
+  first reduce every chunk (a reduction pass), scan the chunk totals (``scan_carry.wgsl``) and
+  then rescan each chunk from its carry: linear work, parallel over chunks.
+
+Exactness: integer, bool, max/min and arg results equal the CPU device bit for bit (max/min
+compare order keys in which -0.0 < +0.0 and NaN wins; argmax/argmin let -0.0 tie +0.0).  Float32
+sums accumulate a triple-float (hi + mid + lo, ~72 bits: a double-float pair drifted by tens of
+ULP after cancellation) and products a double-float mantissa with a separate exponent (no
+float32 over/underflow in between; a sum moves to a 2^-64 scale when it would overflow), so they
+match the CPU's float64 left-to-right accumulation within 1 ULP, and where float64 itself drifts
+(cancellation after many rounded additions) the triple-float is the closer to the exact sum.
+Other dtypes: 8/16-bit ints compute in i32/u32 (sums/products wrap to the result's width when
+stored); int64/uint64 add and multiply in two words with carries and compare (high, low) keys;
+float16/bfloat16 use the float32 accumulators and round once at the end as the CPU does
+(reduce_half.wgsl: float16 from the exact value, bfloat16 through float32); complex64 sums are
+float32 sums of the (re, im) components.  Results narrower than a word go through a uint32
+temporary and a native cast (_u32_sink).
+Limits: a computed NaN's sign may differ from the CPU's (IEEE leaves it open); a sum that went
+past float32's range and cancels back below 2^-62 loses bits; a product whose float64 running
+value would over/underflow (beyond 1e+-308) keeps its exact exponent here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import dtypes as _d
+from ... import shape as _s
+from ...tensor import Tensor
+from . import kernels
+from .kernels import STORAGE, Kernel, Params, source
+
+# The element types these kernels read natively (kernels.STORAGE: 8/16-bit ones packed in
+# words, int64/uint64 as two words).
+TYPES = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool",
+         _d.int8: "i8", _d.uint8: "u8", _d.int16: "i16", _d.uint16: "u16",
+         _d.float16: "f16", _d.bfloat16: "bf16", _d.int64: "i64", _d.uint64: "u64"}
+_WIDE = ("i64", "u64")
+_HALF = ("f16", "bf16")
+
+REDUCE_OPS = ("sum", "prod", "max", "min", "any", "all")
+ARG_OPS = ("argmax", "argmin")
+SCAN_OPS = ("sum", "prod", "max", "min")
+
+WORKGROUP = 256  # invocations of a reduction pass (shaders/reduce.wgsl)
+PER_LANE = 64  # elements one invocation folds per chunk before the tree
+SCAN_CHUNK = 256  # shortest chunk a scan invocation walks
+SCAN_MAX_CHUNKS = 4096  # chunks per row at most (the carry pass walks them in order)
+
+# (identity, lift(x, k), merge(a, b), out(a) -> vec2<u32>) per family; {bits} {truth} {key}
+# {arg_key} {nan} {unkey} are the element type's expressions (_TYPE_EXPR).
+_FAMILIES: dict[str, tuple[str, str, str, str]] = {
+    "add": ("vec4<u32>(0u)", "vec4<u32>({bits}, 0u, 0u, 0u)",
+            "vec4<u32>(a.x + b.x, 0u, 0u, 0u)", "vec2<u32>(a.x, 0u)"),
+    "mul": ("vec4<u32>(1u, 0u, 0u, 0u)", "vec4<u32>({bits}, 0u, 0u, 0u)",
+            "vec4<u32>(a.x * b.x, 0u, 0u, 0u)", "vec2<u32>(a.x, 0u)"),
+    "or": ("vec4<u32>(0u)", "vec4<u32>(select(0u, 1u, {truth}), 0u, 0u, 0u)",
+           "vec4<u32>(a.x | b.x, 0u, 0u, 0u)", "vec2<u32>(a.x, 0u)"),
+    "and": ("vec4<u32>(1u, 0u, 0u, 0u)", "vec4<u32>(select(0u, 1u, {truth}), 0u, 0u, 0u)",
+            "vec4<u32>(a.x & b.x, 0u, 0u, 0u)", "vec2<u32>(a.x, 0u)"),
+    "max": ("vec4<u32>(0u)", "vec4<u32>(select({key}, 0xffffffffu, {nan}), 0u, 0u, 0u)",
+            "vec4<u32>(max(a.x, b.x), 0u, 0u, 0u)", "vec2<u32>({unkey}, 0u)"),
+    "min": ("vec4<u32>(0xffffffffu, 0u, 0u, 0u)", "vec4<u32>(select({key}, 0u, {nan}), 0u, 0u, 0u)",
+            "vec4<u32>(min(a.x, b.x), 0u, 0u, 0u)", "vec2<u32>({unkey}, 0u)"),
+    # argmin ranks by the complemented key, so both pick the largest key, earliest index
+    "argmax": ("vec4<u32>(0u, 0xffffffffu, 0u, 0u)",
+               "vec4<u32>(select({arg_key}, 0xffffffffu, {nan}), k, 0u, 0u)",
+               "arg_merge(a, b)", "vec2<u32>(a.y, 0u)"),
+    "argmin": ("vec4<u32>(0u, 0xffffffffu, 0u, 0u)",
+               "vec4<u32>(select(~({arg_key}), 0xffffffffu, {nan}), k, 0u, 0u)",
+               "arg_merge(a, b)", "vec2<u32>(a.y, 0u)"),
+    # -0.0 is the identity of float addition (a sum of -0.0s stays -0.0, as on the CPU)
+    "fsum": ("vec4<u32>(0x80000000u, 0u, 0u, 0u)", "vec4<u32>(bitcast<u32>(x), 0u, 0u, 0u)",
+             "fsum_merge(a, b)", "vec2<u32>(fsum_out(a), 0u)"),
+    "fprod": ("vec4<u32>(0x3f000000u, 0u, 1u, 0u)", "fprod_lift(x)", "fprod_merge(a, b)",
+              "vec2<u32>(fprod_out(a), 0u)"),
+    # float16/bfloat16: the float32 accumulators (the values widen exactly), rounded once to
+    # the 16-bit format at the end (reduce_half.wgsl)
+    "hsum": ("vec4<u32>(0x80000000u, 0u, 0u, 0u)", "vec4<u32>(bitcast<u32>(x), 0u, 0u, 0u)",
+             "fsum_merge(a, b)", "vec2<u32>(fsum_out16(a, {bf16}), 0u)"),
+    "hprod": ("vec4<u32>(0x3f000000u, 0u, 1u, 0u)", "fprod_lift(x)", "fprod_merge(a, b)",
+              "vec2<u32>(fprod_out16(a, {bf16}), 0u)"),
+    # int64/uint64 (x = vec2<u32> (lo, hi)): wrapping two-word arithmetic (int64.wgsl); max/min
+    # and the arg-reductions compare 64-bit keys (high, low) held in a.xy
+    "add64": ("vec4<u32>(0u)", "vec4<u32>(x, 0u, 0u)", "vec4<u32>(add_u64(a.xy, b.xy), 0u, 0u)",
+              "a.xy"),
+    "mul64": ("vec4<u32>(1u, 0u, 0u, 0u)", "vec4<u32>(x, 0u, 0u)",
+              "vec4<u32>(mul_u64(a.xy, b.xy), 0u, 0u)", "a.xy"),
+    "max64": ("vec4<u32>(0u)", "vec4<u32>({key}, 0u, 0u)", "select(a, b, key64_gt(b.xy, a.xy))",
+              "{unkey}"),
+    "min64": ("vec4<u32>(0xffffffffu, 0xffffffffu, 0u, 0u)", "vec4<u32>({key}, 0u, 0u)",
+              "select(a, b, key64_gt(a.xy, b.xy))", "{unkey}"),
+    "argmax64": ("vec4<u32>(0u, 0u, 0xffffffffu, 0u)", "vec4<u32>({key}, k, 0u)",
+                 "arg64_merge(a, b)", "vec2<u32>(a.z, 0u)"),
+    "argmin64": ("vec4<u32>(0u, 0u, 0xffffffffu, 0u)", "vec4<u32>(~({key}), k, 0u)",
+                 "arg64_merge(a, b)", "vec2<u32>(a.z, 0u)"),
+}
+
+# Folding one element in directly where that is much less code than lift + merge (a smaller
+# shader compiles faster on a CPU adapter).
+_FOLDS = {"fsum": "fsum_add(a, x)", "hsum": "fsum_add(a, x)"}
+
+_TYPE_EXPR: dict[str, dict[str, str]] = {
+    "f32": {"bits": "bitcast<u32>(x)", "truth": "nonzero_f32(x)", "key": "f32_order_key(x)",
+            "arg_key": "f32_arg_key(x)", "nan": "is_nan_f32(x)",
+            "unkey": "f32_from_order_key(a.x)"},
+    "i32": {"bits": "bitcast<u32>(x)", "truth": "x != 0", "key": "(bitcast<u32>(x) ^ 0x80000000u)",
+            "arg_key": "(bitcast<u32>(x) ^ 0x80000000u)", "nan": "false",
+            "unkey": "a.x ^ 0x80000000u"},
+    "u32": {"bits": "x", "truth": "x != 0u", "key": "x", "arg_key": "x", "nan": "false",
+            "unkey": "a.x"},
+    "bool": {"bits": "select(0u, 1u, x)", "truth": "x", "key": "select(0u, 1u, x)",
+             "arg_key": "select(0u, 1u, x)", "nan": "false", "unkey": "a.x"},
+    # int64/uint64 keys: (high word, low word), int64's sign bit flipped
+    "i64": {"truth": "nz_u64(x)", "key": "vec2<u32>(x.y ^ 0x80000000u, x.x)",
+            "unkey": "vec2<u32>(a.y, a.x ^ 0x80000000u)"},
+    "u64": {"truth": "nz_u64(x)", "key": "vec2<u32>(x.y, x.x)", "unkey": "vec2<u32>(a.y, a.x)"},
+}
+# 8/16-bit ints compute as i32/u32 (sign- or zero-extended): the 32-bit expressions hold, and
+# their results' low bits are the narrow results (stores keep the low bits).
+_TYPE_EXPR.update(dict.fromkeys(("i8", "i16"), _TYPE_EXPR["i32"]))
+_TYPE_EXPR.update(dict.fromkeys(("u8", "u16"), _TYPE_EXPR["u32"]))
+# float16/bfloat16 compute as their exact float32 values; max/min results go back to 16 bits
+# (exact: they are input values or the canonical NaN)
+for _t, _bf16 in (("f16", "false"), ("bf16", "true")):
+    _TYPE_EXPR[_t] = {**_TYPE_EXPR["f32"], "bf16": _bf16,
+                      "unkey": f"f32_to_{_t}_bits(bitcast<f32>(f32_from_order_key(a.x)))"}
+
+
+def family(op: str, t: str) -> str:
+    """The accumulator family computing ``op`` on element type ``t`` (as the CPU device does:
+    bool sum/max are any, bool prod/min are all)."""
+    wide = "64" if t in _WIDE else ""
+    if op in ARG_OPS:
+        return op + wide
+    if op == "any" or (t == "bool" and op in ("sum", "max")):
+        return "or"
+    if op == "all" or (t == "bool" and op in ("prod", "min")):
+        return "and"
+    if op in ("max", "min"):
+        return op + wide
+    if t == "f32":
+        return "f" + op
+    if t in _HALF:
+        return "h" + op
+    return {"sum": "add", "prod": "mul"}[op] + wide
+
+
+def value_words(t: str) -> int:
+    """Words per result element of a sum/prod/max/min (scan results too) of element type t."""
+    return 2 if t in _WIDE else 1
+
+
+@lru_cache(maxsize=64)
+def _ops(fam: str, t: str) -> str:
+    identity, lift, merge, out = (s.format(**_TYPE_EXPR[t]) for s in _FAMILIES[fam])
+    fold = _FOLDS.get(fam, "acc_merge(a, acc_lift(x, k))")
+    wt = STORAGE[t].wgsl_type
+    return "\n".join([
+        f"fn acc_identity() -> vec4<u32> {{\n    return {identity};\n}}",
+        f"fn acc_lift(x: {wt}, k: u32) -> vec4<u32> {{\n    return {lift};\n}}",
+        f"fn acc_merge(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{\n    return {merge};\n}}",
+        f"fn acc_fold(a: vec4<u32>, x: {wt}, k: u32) -> vec4<u32> {{\n    return {fold};\n}}",
+        f"fn acc_out(a: vec4<u32>) -> vec2<u32> {{\n    return {out};\n}}",
+    ])
+
+
+def _fields(fam: str, t: str) -> dict[str, str]:
+    s = STORAGE[t]
+    lib = source("reduce_lib")
+    if fam.startswith("h"):
+        lib += "\n" + source("reduce_half")
+    return {"lib": lib, "ops": _ops(fam, t), "elem": s.wgsl_type,
+            "load": s.load.format(buf="in0", idx="i")}
+
+
+_FOLD_ELEMENTS = """\
+        let base = prm_i(6u) + kept_offset(row);
+        for (var k = g * chunk + lane; k < stop; k = k + lanes) {
+            acc = acc_fold(acc, load_element(u32(base + reduced_offset(k))), k);
+        }"""
+_FOLD_STATES = """\
+        for (var k = g * chunk + lane; k < stop; k = k + lanes) {
+            acc = acc_merge(acc, load_state(row * len + k));
+        }"""
+_WRITE_STATE = """\
+        let s = 4u * (row * chunks + g);
+        out0[s] = result.x;
+        out0[s + 1u] = result.y;
+        out0[s + 2u] = result.z;
+        out0[s + 3u] = result.w;"""
+_WRITE_OUT = {
+    1: "        out0[row] = acc_out(result).x;",
+    2: "        let v = acc_out(result);\n        out0[2u * row] = v.x;\n"
+       "        out0[2u * row + 1u] = v.y;",
+}
+
+
+_SCAN_STORE = {
+    1: "        out0[o] = acc_out(acc).x;",
+    2: "        let v = acc_out(acc);\n        out0[2u * o] = v.x;\n        out0[2u * o + 1u] = v.y;",
+}
+
+
+@lru_cache(maxsize=512)
+def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: int) -> Kernel:
+    """One reduction pass; ``out_words`` 0 writes partial accumulators, else result words."""
+    write = _WRITE_OUT[out_words] if out_words else _WRITE_STATE
+    return kernels._render("reduce", 1, 1, slots, fold=_FOLD_ELEMENTS if from_elements
+                           else _FOLD_STATES, write=write, **_fields(fam, t))
+
+
+@lru_cache(maxsize=256)
+def scan_kernel(fam: str, t: str, carried: bool, slots: int) -> Kernel:
+    start = ("vec4<u32>(in1[4u * t], in1[4u * t + 1u], in1[4u * t + 2u], in1[4u * t + 3u])"
+             if carried else "acc_identity()")
+    store = _SCAN_STORE[value_words(t)]
+    return kernels._render("scan", 2 if carried else 1, 1, slots, start=start, store=store,
+                           **_fields(fam, t))
+
+
+@lru_cache(maxsize=64)
+def carry_kernel(fam: str, t: str) -> Kernel:
+    return kernels._render("scan_carry", 1, 1, 3, **_fields(fam, t))
+
+
+# -- planning and dispatch --------------------------------------------------------------------------
+
+def plan(length: int) -> tuple[int, int, int]:
+    """(lanes, chunks, chunk length) of one pass over rows of ``length``: a power-of-two number
+    of lanes giving each about 16+ elements, and chunks of at most ``lanes * PER_LANE``."""
+    lanes = 1 if length <= 16 else min(WORKGROUP, 1 << (-(-length // 16) - 1).bit_length())
+    chunks = -(-length // (lanes * PER_LANE))
+    return lanes, chunks, -(-length // chunks)
+
+
+def _params(words: list[int]) -> Params:
+    params = Params(0, 0)
+    params.words = words
+    return params
+
+
+def _pass(backend, fam, t, src, dst, rows, length, lanes, chunks, chunk, view_words,
+          out_words) -> None:
+    words = [0, rows, length, chunks, lanes, chunk, *view_words]
+    kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words))
+    groups = -(-rows // (WORKGROUP // lanes)) * chunks
+    # _dispatch sizes the grid in kernels.WORKGROUP-sized groups of threads; this template
+    # counts workgroups (of 256), so ask for that many groups' worth of threads
+    backend._dispatch(kernel, [src, dst], _params(words), groups * kernels.WORKGROUP)
+
+
+def _reduce_rows(backend, fam, t, x, kept, reduced, dst, out_words) -> None:
+    """Reduce the rows of view ``x`` into ``dst`` (``out_words`` words per row).  ``kept`` and
+    ``reduced`` are (shape, strides) of the row and in-row dims (collapsed)."""
+    rows, length = _s.size_of(kept[0]), _s.size_of(reduced[0])
+    view = [x.offset, len(kept[0]), len(reduced[0]), *kept[0], *kept[1], *reduced[0],
+            *reduced[1]]
+    src = x._data
+    lanes, chunks, chunk = plan(length)
+    while True:
+        final = chunks == 1
+        out = dst if final else backend._new_buffer(rows * chunks * 16)
+        _pass(backend, fam, t, src, out, rows, length, lanes, chunks, chunk, view,
+              out_words if final else 0)
+        if final:
+            return
+        src, length, view = out, chunks, []
+        lanes, chunks, chunk = plan(length)
+
+
+def _dims(x, dims) -> tuple[tuple, tuple]:
+    shape, (strides,) = kernels.collapse([x.shape[d] for d in dims],
+                                         [[x.strides[d] for d in dims]])
+    return shape, strides
+
+
+def _normalize_axes(op: str, x, axes) -> tuple[int, ...]:
+    out = []
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int) or not -x.ndim <= a < x.ndim:
+            raise ValueError(f"{op}: axis {a!r} is out of range for a {x.ndim}-d input of shape "
+                             f"{x.shape}; pass axes in [-{x.ndim}, {x.ndim})")
+        a %= x.ndim
+        if a in out:
+            raise ValueError(f"{op}: axis {a} is repeated in {tuple(axes)}; pass each axis once")
+        out.append(a)
+    return tuple(out)
+
+
+_UINT_OF_SIZE = {1: _d.uint8, 2: _d.uint16}
+
+
+def _u32_sink(backend, out):
+    """Where results go: ``out`` itself, or a uint32 twin cast into it afterwards (bool, 8- and
+    16-bit results share words, which separate invocations cannot write safely).  The twin
+    holds each result's bit pattern in its low bits (0/1 for bool), so a cast to the unsigned
+    int of ``out``'s width, written over ``out``'s buffer, stores exactly those bits."""
+    if out.dtype.itemsize >= 4:
+        return out, None
+    tmp = Tensor._wrap(backend.alloc(_d.uint32, out.size), out.shape, _d.uint32, out.device)
+    if out.dtype is _d.bool:
+        return tmp, lambda: backend.cast(out, tmp)
+    bits = Tensor._wrap(out._data, out.shape, _UINT_OF_SIZE[out.dtype.itemsize], out.device)
+    return tmp, lambda: backend.cast(bits, tmp)
+
+
+# -- the primitives (each returns False when the op/dtypes are not native here) ----------------------
+
+# complex64: sums (and cumulative sums) add the real and imaginary parts independently, as the
+# CPU's complex128 sum does, so they run as float32 sums over a (re, im) view (_components);
+# the other complex reductions route to the CPU.
+COMPLEX_OPS = {"reduce": ("sum",), "scan": ("sum",)}
+_COMPLEX_APPLICABLE = {"reduce": ("sum", "prod", "any", "all"), "scan": ("sum", "prod")}
+
+
+def capability(prim: str, dt) -> str:
+    """The capabilities() entry of ``prim`` (reduce, arg_reduce, scan) for dtype ``dt``."""
+    if dt in TYPES:
+        return "native"
+    if dt is _d.complex64 and prim in COMPLEX_OPS:
+        return f"partial ({len(COMPLEX_OPS[prim])}/{len(_COMPLEX_APPLICABLE[prim])} ops)"
+    return "cpu"
+
+
+def _components(t) -> Tensor:
+    """The complex64 view ``t`` as float32 with one more trailing dim: (re, im)."""
+    return Tensor._wrap(t._data, (*t.shape, 2), _d.float32, t.device,
+                        strides=(*(2 * s for s in t.strides), 1), offset=2 * t.offset)
+
+
+def _complex_sum(backend, out, x) -> bool:
+    return (x.dtype is _d.complex64 and out.dtype is _d.complex64
+            and backend._native_ok(out, x))
+
+
+def reduce(backend, op, out, x, axes) -> bool:
+    if op not in REDUCE_OPS:
+        raise ValueError(f"reduce: unknown op {op!r}; expected one of {', '.join(REDUCE_OPS)}")
+    if op == "sum" and _complex_sum(backend, out, x):
+        axes = _normalize_axes("reduce", x, axes)
+        return reduce(backend, "sum", _components(out), _components(x), axes)
+    t = TYPES.get(x.dtype)
+    if t is None:
+        return False
+    fam = family(op, t)
+    if out.dtype is not (_d.bool if fam in ("or", "and") else x.dtype):
+        return False
+    if not backend._native_ok(out, x):
+        return False
+    axes = _normalize_axes("reduce", x, axes)
+    if any(x.shape[a] == 0 for a in axes) and out.size:
+        raise ValueError(f"reduce: {op} over an empty axis; the frontend fills identities")
+    if out.size == 0:
+        return True
+    x = backend._unaliased(out, [x])[0]
+    sink, finish = _u32_sink(backend, out)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    words = 1 if fam in ("or", "and") else value_words(t)
+    _reduce_rows(backend, fam, t, x, _dims(x, kept), _dims(x, axes), sink._data, words)
+    if finish:
+        finish()
+    return True
+
+
+def arg_reduce(backend, op, out, x, axis) -> bool:
+    if op not in ARG_OPS:
+        raise ValueError(f"arg_reduce: unknown op {op!r}; expected argmax or argmin")
+    t = TYPES.get(x.dtype)
+    if t is None or out.dtype is not _d.int64 or not backend._native_ok(out, x):
+        return False
+    (axis,) = _normalize_axes(op, x, (axis,))
+    if x.shape[axis] == 0:
+        raise ValueError(f"{op}: attempt to get {op} of an empty axis {axis}")
+    if out.size == 0:
+        return True
+    x = backend._unaliased(out, [x])[0]
+    kept = [d for d in range(x.ndim) if d != axis]
+    _reduce_rows(backend, family(op, t), t, x, _dims(x, kept), _dims(x, [axis]), out._data, 2)
+    return True
+
+
+def scan(backend, op, out, x, axis) -> bool:
+    if op not in SCAN_OPS:
+        raise ValueError(f"scan: unknown op {op!r}; expected one of {', '.join(SCAN_OPS)}")
+    if op == "sum" and _complex_sum(backend, out, x):
+        (axis,) = _normalize_axes("scan", x, (axis,))
+        return scan(backend, "sum", _components(out), _components(x), axis)
+    t = TYPES.get(x.dtype)
+    if t is None or out.dtype is not x.dtype or not backend._native_ok(out, x):
+        return False
+    if out.size == 0:
+        return True
+    (axis,) = _normalize_axes("scan", x, (axis,))
+    x = backend._unaliased(out, [x])[0]
+    fam = family(op, t)
+    sink, finish = _u32_sink(backend, out)
+    length = x.shape[axis]
+    kept = [d for d in range(x.ndim) if d != axis]
+    out_strides = _s.contiguous_strides(x.shape)
+    kshape, (kx, ko) = kernels.collapse([x.shape[d] for d in kept],
+                                        [[x.strides[d] for d in kept],
+                                         [out_strides[d] for d in kept]])
+    rows = _s.size_of(kshape)
+    chunk = max(SCAN_CHUNK, -(-length // SCAN_MAX_CHUNKS))
+    chunks = -(-length // chunk)
+    buffers = [x._data]
+    if chunks > 1:
+        lanes = plan(chunk)[0]
+        totals = backend._new_buffer(rows * chunks * 16)
+        carries = backend._new_buffer(rows * chunks * 16)
+        kept_x = _dims(x, kept)
+        view = [x.offset, len(kept_x[0]), 1, *kept_x[0], *kept_x[1], length, x.strides[axis]]
+        _pass(backend, fam, t, x._data, totals, rows, length, lanes, chunks, chunk, view, 0)
+        backend._dispatch(carry_kernel(fam, t), [totals, carries], _params([0, rows, chunks]),
+                          rows)
+        buffers.append(carries)
+    words = [0, rows, length, chunks, chunk, x.offset, x.strides[axis], out_strides[axis],
+             len(kshape), *kshape, *kx, *ko]
+    kernel = scan_kernel(fam, t, chunks > 1, len(words))
+    backend._dispatch(kernel, [*buffers, sink._data], _params(words), rows * chunks)
+    if finish:
+        finish()
+    return True
+
+
+__all__ = ["reduce", "arg_reduce", "scan", "family", "plan", "capability"]

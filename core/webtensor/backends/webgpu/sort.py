@@ -1,0 +1,288 @@
+"""Native ``sort``/``argsort`` for the WebGPU backend: a multi-dispatch bitonic sort network.
+
+Every element becomes a (key, index) pair: ``key`` an order-preserving u32 transform of the
+value (``SORT_KEY``: NumPy's order, -0.0 tied with +0.0, every NaN tied above +inf; inverted
+bitwise for ``descending``; 8/16-bit values widen exactly into it, float16/bfloat16 through
+their float32 value) or, for int64/uint64, a (high, low) pair of u32 words compared high word
+first, and ``index`` its position in the row.  Pairs compare as
+(key, index), a total order, so the network's result is the stable sort.  Each row is padded
+to a power of two ``2**log2`` with sentinel pairs (key 0xffffffff, index >= n) that sort after
+every real element; the padded rows lie end to end, and a bitonic network whose stages stop at
+the row length sorts every row independently.
+
+Dispatches (``shaders/sort_*.wgsl``):
+
+1. ``sort_local``, mode "sort": reads the input view, builds the pairs and runs every stage of
+   span <= 1024 in workgroup memory (rows of <= 1024 elements are done after this one pass);
+2. for each longer stage: ``sort_step`` for the steps of distance >= 1024 (the first "flips";
+   the next ones, half-cleaners, go three to a dispatch), then ``sort_local`` mode "merge" for
+   the distances below 1024;
+3. ``sort_final``: the indices (int64) or the input elements they name, written to ``out``.
+
+A row of 2**20 elements takes 1 + 10 + 18 + 10 + 1 = 40 dispatches.  Values narrower than a
+word (bool, 8/16-bit) sort through a uint32 temporary holding their bit patterns (packed bytes
+cannot be scattered by one invocation per element) and a native cast into the result's bits;
+the values written are always the input's own bits.  The pair buffer (8 bytes per padded element,
+12 for 64-bit keys) must fit one storage binding (128 MiB: 2**24 padded elements); larger sorts,
+other dtypes (float64, complex) and non-fresh outputs are routed to the CPU.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import dtypes as _d
+from ...tensor import Tensor, empty
+from . import kernels
+from .kernels import STORAGE, Params
+
+BLOCK = 1024  # pairs sorted per workgroup (8 KiB of workgroup memory, 12 KiB for 64-bit keys)
+_LOG2_BLOCK = BLOCK.bit_length() - 1
+FUSED_LEVELS = 3  # global half-cleaner steps per dispatch (8 pairs in registers)
+
+# Order-preserving key of the element at index ``ix`` of ``in0``, per storage ({load}: the
+# storage's load of it).  Signed narrow ints load sign-extended, so flipping bit 31 orders them;
+# float16/bfloat16 widen exactly to float32 (NaN stays NaN), which has the wanted key already.
+_SIGNED = "(bitcast<u32>({load}) ^ 0x80000000u)"
+_HALF_FLOAT = "f32_sort_key(bitcast<u32>({load}))"
+SORT_KEY = {
+    "f32": "f32_sort_key(in0[ix])",
+    "i32": "(in0[ix] ^ 0x80000000u)",
+    "u32": "in0[ix]",
+    "bool": "select(0u, 1u, {load})",
+    "u8": "{load}", "u16": "{load}", "i8": _SIGNED, "i16": _SIGNED,
+    "f16": _HALF_FLOAT, "bf16": _HALF_FLOAT,
+    # 64-bit: (high word, low word); the sign bit flipped for int64
+    "i64": "vec2<u32>(in0[2u * ix + 1u] ^ 0x80000000u, in0[2u * ix])",
+    "u64": "vec2<u32>(in0[2u * ix + 1u], in0[2u * ix])",
+}
+SORT_DTYPES = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool",
+               _d.int8: "i8", _d.uint8: "u8", _d.int16: "i16", _d.uint16: "u16",
+               _d.float16: "f16", _d.bfloat16: "bf16", _d.int64: "i64", _d.uint64: "u64"}
+_UINT_OF_SIZE = {1: _d.uint8, 2: _d.uint16}
+
+# Pair helpers per key width in words (shaders/sort_local.wgsl, sort_step.wgsl): the WGSL key
+# type, the padding sentinel's key, and the functions comparing, reading and writing keys.
+_KEY_TYPE = {1: "u32", 2: "vec2<u32>"}
+_KEY_MAX = {1: "0xffffffffu", 2: "vec2<u32>(0xffffffffu)"}
+_PAIRS = {
+    1: """\
+const PAIR_WORDS: u32 = 2u;
+
+fn pair_after(ka: u32, ia: u32, kb: u32, ib: u32) -> bool {
+    return ka > kb || (ka == kb && ia > ib);
+}
+
+fn read_pair_key(g: u32) -> u32 {
+    return out0[PAIR_WORDS * g];
+}
+
+fn write_pair_key(g: u32, k: u32) {
+    out0[PAIR_WORDS * g] = k;
+}""",
+    2: """\
+const PAIR_WORDS: u32 = 3u;
+
+// Keys are (high word, low word): the high words decide unless they are equal.
+fn pair_after(ka: vec2<u32>, ia: u32, kb: vec2<u32>, ib: u32) -> bool {
+    return ka.x > kb.x || (ka.x == kb.x && (ka.y > kb.y || (ka.y == kb.y && ia > ib)));
+}
+
+fn read_pair_key(g: u32) -> vec2<u32> {
+    return vec2<u32>(out0[PAIR_WORDS * g], out0[PAIR_WORDS * g + 1u]);
+}
+
+fn write_pair_key(g: u32, k: vec2<u32>) {
+    out0[PAIR_WORDS * g] = k.x;
+    out0[PAIR_WORDS * g + 1u] = k.y;
+}""",
+}
+
+
+def key_words(storage: str) -> int:
+    return 2 if STORAGE[storage].words == 2 else 1
+
+
+def pair_bytes(storage: str) -> int:
+    return 4 * (key_words(storage) + 1)
+
+
+def _pair_fields(words: int) -> dict[str, str]:
+    return {"key_type": _KEY_TYPE[words], "pairs": _PAIRS[words]}
+
+_LOAD_FROM_VIEW = """\
+    let logp = arg(1u);
+    let p = g & ((1u << logp) - 1u);
+    if (p >= arg(0u)) {{
+        return Pair({key_max}, p);
+    }}
+    let ix = {index}((g >> logp) * arg(0u) + p, 0u);
+    var key = {key};
+    if (arg(2u) != 0u) {{
+        key = ~key;
+    }}
+    return Pair(key, p);"""
+
+_LOAD_FROM_PAIRS = "    return Pair(read_pair_key(g), out0[PAIR_WORDS * g + PAIR_WORDS - 1u]);"
+
+_NETWORK_SORT = """\
+    let top = min(1u << arg(1u), BLOCK);
+    for (var k = 2u; k <= top; k = k * 2u) {
+        network_step(lid, k / 2u, true, count);
+        for (var j = k / 4u; j > 0u; j = j / 2u) {
+            network_step(lid, j, false, count);
+        }
+    }"""
+
+_NETWORK_MERGE = """\
+    for (var j = HALF; j > 0u; j = j / 2u) {
+        network_step(lid, j, false, count);
+    }"""
+
+
+def _index_fn(contiguous: bool) -> str:
+    return "contiguous_index" if contiguous else "strided_index"
+
+
+@lru_cache(maxsize=64)
+def local_sort_kernel(storage: str, contiguous: bool, slots: int) -> kernels.Kernel:
+    words = key_words(storage)
+    key = SORT_KEY[storage].format(load=STORAGE[storage].load.format(buf="in0", idx="ix"))
+    load = _LOAD_FROM_VIEW.format(index=_index_fn(contiguous), key=key, key_max=_KEY_MAX[words])
+    return kernels._render("sort_local", 1, 1, slots, mode="sort", n_operands=1, load=load,
+                           network=_NETWORK_SORT, **_pair_fields(words))
+
+
+@lru_cache(maxsize=4)
+def local_merge_kernel(words: int) -> kernels.Kernel:
+    return kernels._render("sort_local", 0, 1, 4, mode="merge", n_operands=0,
+                           load=_LOAD_FROM_PAIRS, network=_NETWORK_MERGE, **_pair_fields(words))
+
+
+@lru_cache(maxsize=4)
+def step_kernel(words: int) -> kernels.Kernel:
+    return kernels._render("sort_step", 0, 1, 8, **_pair_fields(words))
+
+
+# The value the final pass writes for element ``ix`` of the input (``in1``), per kind: 32-bit
+# bits, the 0/1 of a bool, the raw bit pattern of an 8/16-bit element (into uint32), or both
+# words of a 64-bit element.
+_FINAL_VALUE = {
+    "bits": "    out0[o] = in1[ix];",
+    "bool": "    out0[o] = select(0u, 1u, {bool});".format(
+        bool=STORAGE["bool"].load.format(buf="in1", idx="ix")),
+    "u8": "    out0[o] = {};".format(STORAGE["u8"].load.format(buf="in1", idx="ix")),
+    "u16": "    out0[o] = {};".format(STORAGE["u16"].load.format(buf="in1", idx="ix")),
+    "wide": "    out0[2u * o] = in1[2u * ix];\n    out0[2u * o + 1u] = in1[2u * ix + 1u];",
+}
+
+
+@lru_cache(maxsize=64)
+def final_kernel(kind: str, words: int, contiguous_in: bool, contiguous_out: bool,
+                 slots: int) -> kernels.Kernel:
+    """``kind``: "indices" (int64 out) or a ``_FINAL_VALUE`` kind; ``words``: key words."""
+    out_index = _index_fn(contiguous_out)
+    pair_words = words + 1
+    if kind == "indices":
+        store = "    out0[2u * o] = idx;\n    out0[2u * o + 1u] = 0u;"
+        return kernels._render("sort_final", 1, 1, slots, out_index=out_index, store=store,
+                               pair_words=pair_words)
+    ix = f"{_index_fn(contiguous_in)}(r * n + idx, 0u)"
+    store = f"    let ix = {ix};\n{_FINAL_VALUE[kind]}"
+    return kernels._render("sort_final", 2, 1, slots, out_index=out_index, store=store,
+                           pair_words=pair_words)
+
+
+def _dispatch_groups(backend, kernel, buffers, params: Params, workgroups: int) -> None:
+    """A dispatch of an explicit workgroup count (``sort_local`` has 256 invocations)."""
+    backend._collect()
+    driver = backend.driver
+    pipeline = driver.create_pipeline(kernel.wgsl, "main", kernel.n_in, kernel.n_out,
+                                      kernel.uniform_size)
+    driver.dispatch(pipeline, [b.handle for b in buffers], params.pack(kernel), workgroups)
+
+
+def padded_bytes(x, axis: int) -> int:
+    """Bytes of the pair buffer for sorting ``x`` along ``axis``."""
+    n = x.shape[axis]
+    return x.size // n * (1 << (n - 1).bit_length()) * pair_bytes(SORT_DTYPES[x.dtype])
+
+
+def native_ok(backend, out, x, axis: int) -> bool:
+    """Whether the native path handles this call (else the caller routes it to the CPU)."""
+    if x.dtype not in SORT_DTYPES or out.offset != 0 or not out.is_contiguous:
+        return False
+    if x.size == 0:
+        return True
+    limit = min(backend._max_binding, backend._max_buffer)
+    return backend._fits(out, x) and padded_bytes(x, axis) <= limit
+
+
+def sort_along(backend, out, x, axis: int, descending: bool, indices: bool) -> None:
+    """``out`` = the stable sort of ``x`` along ``axis`` (``indices``: the argsort, int64).
+
+    ``out`` is a fresh contiguous tensor of ``x``'s shape; ``native_ok`` must hold.
+    """
+    if x.size == 0:
+        return
+    storage = SORT_DTYPES[x.dtype]
+    if indices:
+        _sort(backend, out, x, axis, descending, "indices")
+    elif x.dtype.itemsize < 4:
+        # One invocation per element cannot write packed bytes: sort the bit patterns into
+        # uint32, then cast them down (keeps the low bits) into ``out`` seen as unsigned ints.
+        wide = empty(out.shape, _d.uint32, out.device)
+        if storage == "bool":
+            _sort(backend, wide, x, axis, descending, "bool")
+            backend.cast(out, wide)
+            return
+        size = x.dtype.itemsize
+        _sort(backend, wide, x, axis, descending, kernels.RAW[size])
+        bits = Tensor._wrap(out._data, out.shape, _UINT_OF_SIZE[size], out.device)
+        backend.cast(bits, wide)
+    else:
+        _sort(backend, out, x, axis, descending, "wide" if key_words(storage) == 2 else "bits")
+
+
+def _sort(backend, out, x, axis: int, descending: bool, kind: str) -> None:
+    storage = SORT_DTYPES[x.dtype]
+    x = backend._unaliased(out, [x])[0]
+    n = x.shape[axis]
+    log2 = (n - 1).bit_length()
+    total = x.size // n << log2
+    order = [d for d in range(x.ndim) if d != axis] + [axis]
+    shape, (xs, os) = kernels.collapse(
+        [x.shape[d] for d in order], [[x.strides[d] for d in order],
+                                      [out.strides[d] for d in order]])
+    contiguous_in = kernels.is_contiguous_1d(shape, xs)
+    contiguous_out = kernels.is_contiguous_1d(shape, os)
+    words = key_words(storage)
+    pairs = backend._new_buffer(total * pair_bytes(storage))
+
+    params = Params(total, total, shape, [(x.offset, xs)])
+    params.add(n, log2, int(descending))
+    kernel = local_sort_kernel(storage, contiguous_in, len(params.words))
+    _dispatch_groups(backend, kernel, [x._data, pairs], params, -(-total // BLOCK))
+
+    for stage in range(_LOG2_BLOCK + 1, log2 + 1):  # stages of span 2 * BLOCK .. 2**log2
+        flip = Params(total, total // 2)
+        flip.add(1 << (stage - 1), 1, 1, stage - 1)
+        backend._dispatch(step_kernel(words), [pairs], flip, total // 2)
+        top = stage - 2  # log2 of the longest half-cleaner distance
+        while top >= _LOG2_BLOCK:
+            levels = min(FUSED_LEVELS, top - _LOG2_BLOCK + 1)
+            low = top - levels + 1
+            step = Params(total, total >> levels)
+            step.add(1 << low, 0, levels, low)
+            backend._dispatch(step_kernel(words), [pairs], step, total >> levels)
+            top = low - 1
+        _dispatch_groups(backend, local_merge_kernel(words), [pairs], Params(total, total),
+                         total // BLOCK)
+
+    count = x.size
+    final = Params(count, count, shape, [(x.offset, xs), (out.offset, os)])
+    final.add(n, log2)
+    kernel = final_kernel(kind, words, contiguous_in, contiguous_out, len(final.words))
+    inputs = [pairs] if kind == "indices" else [pairs, x._data]
+    backend._dispatch(kernel, inputs + [out._data], final, count)
+

@@ -1,0 +1,86 @@
+// One pass of a reduction over rows: every output row reduces `len` elements (or, in later
+// passes, `len` partial accumulators).  A workgroup of 256 invocations holds 256 / lanes rows;
+// the `lanes` invocations of a row walk one chunk of it (lane, lane + lanes, ...: coalesced when
+// the reduced axis is contiguous) and combine their accumulators by a tree in workgroup memory.
+// A row split into several chunks writes one partial accumulator per chunk, which the next pass
+// reduces (multi-pass for long rows).
+// Bindings: 0 P (uniform), 1 in0 (elements, or partial accumulators of 4 words), 2 out0 (the
+// result words, or partial accumulators).
+// Params: [1] rows, [2] len, [3] chunks per row, [4] lanes (a power of two <= 256),
+// [5] chunk length; for element input: [6] offset, [7] nk, [8] nr, then kept shape (nk),
+// kept strides (nk), reduced shape (nr), reduced strides (nr) (strides as i32 bits).
+// Dtype: ${elem} input; the accumulator family is described in reduce_lib.wgsl.
+${header}
+
+${lib}
+
+${ops}
+
+var<workgroup> partial: array<vec4<u32>, 256>;
+
+// Buffer offset of output row `row` (C order over the kept dims), relative to the view offset.
+fn kept_offset(row: u32) -> i32 {
+    let nk = prm(7u);
+    var rem = row;
+    var off = 0;
+    for (var d = nk; d > 0u; d = d - 1u) {
+        let n = prm(8u + d);
+        off += i32(rem % n) * prm_i(8u + nk + d);
+        rem = rem / n;
+    }
+    return off;
+}
+
+// Buffer offset of element k of a row (C order over the reduced dims).
+fn reduced_offset(k: u32) -> i32 {
+    let nk = prm(7u);
+    let nr = prm(8u);
+    let base = 8u + 2u * nk;
+    var rem = k;
+    var off = 0;
+    for (var d = nr; d > 0u; d = d - 1u) {
+        let n = prm(base + d);
+        off += i32(rem % n) * prm_i(base + nr + d);
+        rem = rem / n;
+    }
+    return off;
+}
+
+fn load_element(i: u32) -> ${elem} {
+    return ${load};
+}
+
+fn load_state(s: u32) -> vec4<u32> {
+    return vec4<u32>(in0[4u * s], in0[4u * s + 1u], in0[4u * s + 2u], in0[4u * s + 3u]);
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let w = wid.x + (wid.y + wid.z * nwg.y) * nwg.x;
+    let rows = prm(1u);
+    let len = prm(2u);
+    let chunks = prm(3u);
+    let lanes = prm(4u);
+    let chunk = prm(5u);
+    let g = w % chunks;
+    let row = (w / chunks) * (256u / lanes) + lid / lanes;
+    let lane = lid % lanes;
+    var acc = acc_identity();
+    if (row < rows) {
+        let stop = min(len, (g + 1u) * chunk);
+${fold}
+    }
+    partial[lid] = acc;
+    workgroupBarrier();
+    for (var s = lanes / 2u; s > 0u; s = s / 2u) {
+        if (lane < s) {
+            partial[lid] = acc_merge(partial[lid], partial[lid + s]);
+        }
+        workgroupBarrier();
+    }
+    if (lane == 0u && row < rows) {
+        let result = partial[lid];
+${write}
+    }
+}

@@ -45,6 +45,7 @@ NATIVE = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool",
           _d.complex64: "c64"}
 _WIDE_FLOATS = (_d.float64, _d.complex128)
 _float64_warned = False
+_binding_warned = False
 
 
 def _warn_float64(dtypes) -> None:
@@ -230,9 +231,19 @@ class WebGPUBackend(Backend):
             return b""
         if x.is_contiguous:
             return self._read(x._data, x.offset * x.dtype.itemsize, n)
+        if not self._gathers_on_gpu(x):
+            cpu = _cpu()
+            return cpu.backend.to_bytes(self._whole_to_cpu(x))
         out = self._empty_like(x)
         self.copy(out, x)
         return self._read(out._data, 0, n)
+
+    def _gathers_on_gpu(self, x) -> bool:
+        """A view's elements can be made contiguous by a kernel: source and result each fit one
+        storage binding (else reading the whole source buffer and gathering on the host is the
+        only way, and the copy kernel would route right back here)."""
+        return x._data.size <= self._max_binding and \
+            _bucket(x.size * x.dtype.itemsize) <= self._max_binding
 
     async def to_bytes_async(self, x) -> bytes:
         """``to_bytes`` without blocking (the browser's only way to read)."""
@@ -240,6 +251,12 @@ class WebGPUBackend(Backend):
         if n == 0:
             return b""
         if not x.is_contiguous:
+            if not self._gathers_on_gpu(x):
+                raw = await self.driver.read_buffer_async(x._data.handle, 0, x._data.size)
+                cpu = _cpu()
+                data = cpu.backend.from_bytes(x.dtype, raw[:x._data.nbytes])
+                return cpu.backend.to_bytes(Tensor._wrap(data, x.shape, x.dtype, cpu,
+                                                         strides=x.strides, offset=x.offset))
             x = self._materialize(x)
         start = x.offset * x.dtype.itemsize
         lo, hi = start & ~3, (start + n + 3) & ~3
@@ -260,7 +277,18 @@ class WebGPUBackend(Backend):
 
     # -- dispatch --------------------------------------------------------------------------------
     def _fits(self, *tensors) -> bool:
-        return all(t._data.size <= self._max_binding for t in tensors)
+        """Every buffer fits one storage binding; else the work is routed to the CPU (correct,
+        slow), which warns once: bindings are limited to maxStorageBufferBindingSize."""
+        if all(t._data.size <= self._max_binding for t in tensors):
+            return True
+        global _binding_warned
+        if not _binding_warned:
+            _binding_warned = True
+            warnings.warn(
+                f"webgpu: tensors larger than the {self._max_binding >> 20} MiB storage binding "
+                f"limit (maxStorageBufferBindingSize) are computed on the CPU; split them into "
+                f"smaller tensors to keep the work on the GPU", RuntimeWarning, stacklevel=4)
+        return False
 
     def _pipeline(self, kernel):
         """The driver's pipeline for ``kernel`` (kernels are cached objects: a dict hit)."""
@@ -664,12 +692,14 @@ def _indexing_rng_rows(dt) -> dict[str, str]:
     from .gather import scatter_kind
     from .matmul import DTYPES as matmul_dtypes
 
-    scatter_native = sum(scatter_kind(op, dt) is not None for op in ("set", "add", "min", "max"))
+    # complex min/max is refused by every device: not counted
+    scatter_ops = ("set", "add") if dt.kind == "c" else ("set", "add", "min", "max")
+    scatter_native = sum(scatter_kind(op, dt) is not None for op in scatter_ops)
     return {
         "matmul": "native" if dt in matmul_dtypes else "cpu",
         "gather": "native",  # raw bits: every element size
-        "scatter": {4: "native", 0: "cpu"}.get(scatter_native,
-                                               f"partial ({scatter_native}/4 ops)"),
+        "scatter": {len(scatter_ops): "native", 0: "cpu"}.get(
+            scatter_native, f"partial ({scatter_native}/{len(scatter_ops)} ops)"),
         "random_bits": "native" if dt is _d.uint32 else "n/a",
     }
 

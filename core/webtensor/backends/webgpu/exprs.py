@@ -29,17 +29,18 @@ _INT_IDENTITY = {"i32": "a", "u32": "a", "i64": "a", "u64": "a"}
 _NOT_FLOAT = ("i32", "u32", "bool", "i64", "u64")
 
 
-def _float(fn: str) -> dict[str, str]:
-    return {"f32": f"{fn}(a)"}
+def _float_and_complex(op: str) -> dict[str, str]:
+    """``op`` on f32 and c64 (``shaders/float32.wgsl``, ``shaders/complex64.wgsl``)."""
+    return {"f32": f"{op}_f32(a)", "c64": f"{op}_c64(a)"}
 
 
 UNARY: dict[str, dict[str, str]] = {
     "abs": {"f32": "abs_f32(a)", "i32": "abs(a)", "u32": "a", "i64": "abs_i64(a)", "u64": "a",
             "c64": "abs_c64(a)"},
-    **{op: _float(f"{op}_f32") for op in (
+    **{op: _float_and_complex(op) for op in (
         "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1",
         "log", "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh")},
-    "sqrt": {"f32": "sqrt_f32(a)"},  # *_f32: subnormal-safe (float32.wgsl)
+    "sqrt": {"f32": "sqrt_f32(a)", "c64": "sqrt_c64(a)"},  # *_f32: subnormal-safe (float32.wgsl)
     # opq: the shader compiler would fold 0.0 * x to 0.0 (wrong for inf, NaN and -x)
     "reciprocal": {"f32": "1.0 / a", "c64": "div_c64(vec2<f32>(1.0, opq(0.0)), a)"},
     "negative": {"f32": "neg_f32(a)", "i32": "-a", "u32": "0u - a", "i64": "neg_u64(a)",
@@ -48,7 +49,8 @@ UNARY: dict[str, dict[str, str]] = {
     "square": {"f32": "a * a", "i32": "a * a", "u32": "a * a", "i64": "mul_u64(a, a)",
                "u64": "mul_u64(a, a)", "c64": "mul_c64(a, a)"},
     "sign": {"f32": "sign_f32(a)", "i32": "sign_i32(a)", "u32": "select(0u, 1u, a != 0u)",
-             "i64": "sign_i64(a)", "u64": "vec2<u32>(select(0u, 1u, nz_u64(a)), 0u)"},
+             "i64": "sign_i64(a)", "u64": "vec2<u32>(select(0u, 1u, nz_u64(a)), 0u)",
+             "c64": "sign_c64(a)"},
     "conj": {**_IDENTITY, "c64": "conj_c64(a)"},
     "ceil": {"f32": "ceil_f32(a)", **_INT_IDENTITY},
     "floor": {"f32": "floor_f32(a)", **_INT_IDENTITY},
@@ -100,7 +102,7 @@ BINARY: dict[str, dict[str, str]] = {
                   "u32": "remainder_u32(a, b)",
                   **_int64("remainder_i64(a, b)", "remainder_u64(a, b)")},
     "pow": {"f32": "pow_f32(a, b)", "i32": "pow_i32(a, b)", "u32": "pow_u32(a, b)",
-            **_int64("pow_i64(a, b)", "pow_u64(a, b)")},
+            **_int64("pow_i64(a, b)", "pow_u64(a, b)"), "c64": "pow_c64(a, b)"},
     "maximum": {"f32": "maximum_f32(a, b)", "i32": "max(a, b)", "u32": "max(a, b)",
                 "bool": "a || b", **_int64("max_i64(a, b)", "max_u64(a, b)")},
     "minimum": {"f32": "minimum_f32(a, b)", "i32": "min(a, b)", "u32": "min(a, b)",

@@ -15,7 +15,20 @@ does a racy read-modify-write:
 * float32 ``min``/``max`` take ``atomicMax``/``Min`` of order-preserving integer keys (NaN gets
   the extreme key, as the CPU's ``_float_keys``) into a keys buffer, then touched elements
   combine with their current value and decode (NaN results are the canonical quiet NaN).
-* float32 ``add`` is routed: the CPU sums each target's updates in order in float64.
+* everything else ("ordered": float32/float16/bfloat16/complex64 add, add/min/max on the packed
+  and 64-bit dtypes) follows the CPU's order literally.  The CPU starts each touched target
+  from its current value, folds the target's updates in C order (float adds in float64 or
+  complex128) and rounds once.  A first pass writes each update's target (buffer element of
+  ``out``); the backend's stable argsort groups them into runs in C order; then the head of
+  each run folds it sequentially (``shaders/scatter_ordered.wgsl``).  Float sums use the
+  reductions' triple-float accumulator (``shaders/reduce_lib.wgsl``, about 72 bits): it equals
+  float64's left-to-right sum rounded once whenever that float64 sum is exact (every partial
+  sum fits 53 bits, e.g. values within 2**29 of each other's scale).  Where float64 rounds,
+  the result is within 1 ULP of the CPU's as long as float64's accumulated error stays well
+  below half a float32 step of the result (always for same-sign updates: relative error
+  <= n * 2**-53); both round a near-exact sum to nearest.  Under cancellation beyond 53 bits
+  the GPU keeps bits the CPU loses ([1e20, 1, -1e20] sums to 1 here, to 0 on the CPU).
+  float16 rounds once from the sum, bfloat16 through float32, as the CPU does.
 """
 
 from __future__ import annotations
@@ -35,11 +48,11 @@ NAN_KEY = {"max": "2147483647", "min": "(-2147483647 - 1)"}
 _UNTOUCHED = {"max": -(1 << 31), "min": (1 << 31) - 1}
 
 
-def _render(template: str, inputs, outputs, slots: int, **fields) -> Kernel:
+def _render(template: str, inputs, outputs, slots: int, lib: str = "", **fields) -> Kernel:
     head, uniform = header(inputs, outputs, slots)
     text = Template(kernels.source(template)).substitute(header=head, wg=kernels.WORKGROUP,
                                                          **fields)
-    return Kernel(kernels._with_libraries(text), len(inputs), len(outputs), uniform)
+    return Kernel(kernels._with_libraries(text + lib), len(inputs), len(outputs), uniform)
 
 
 def _indent(lines) -> str:
@@ -112,6 +125,8 @@ def _update_body(kind: str, op: str) -> tuple[list[str], str]:
     load = "in1[strided_index(i, 1u)]"
     if kind == "winner":
         return ["atomicMax(&out0[target_position(i)], i + 1u);"], "u32"
+    if kind == "target":  # the ordered path's sort keys
+        return ["atomicStore(&out0[i], target_element(i));"], "u32"
     if kind in ("i32", "u32"):
         fn = {"add": "atomicAdd", "max": "atomicMax", "min": "atomicMin"}[op]
         value = load if kind == "u32" else f"bitcast<i32>({load})"
@@ -136,7 +151,7 @@ def _update_body(kind: str, op: str) -> tuple[list[str], str]:
 @lru_cache(maxsize=64)
 def scatter_update_kernel(kind: str, op: str, slots: int) -> Kernel:
     body, atomic = _update_body(kind, op)
-    inputs = ["u32"] if kind == "winner" else ["u32", "u32"]
+    inputs = ["u32"] if kind in ("winner", "target") else ["u32", "u32"]
     what = f"This one: {kind} {op}."
     return _render("scatter", inputs, [f"atomic<{atomic}>"], slots, what=what, atomic=atomic,
                    body=_indent(body))
@@ -190,6 +205,106 @@ def scatter_apply_kernel(kind: str, itemsize: int, op: str, slots: int) -> Kerne
     return _render("scatter_apply", inputs, ["u32"], slots, what=what, body=_indent(body))
 
 
+# -- the ordered combine: per dtype, how a run folds (see shaders/scatter_ordered.wgsl) --------
+# ``cur`` is the target's bits (u32 lane, or vec2<u32> for 8-byte elements), ``u`` an update's.
+
+def _signed(bits: int) -> str:
+    return f"(bitcast<i32>({{}} << {32 - bits}u) >> {32 - bits}u)"
+
+
+_HALF = {"f16": ("f16_bits_to_f32({})", "f32_to_f16_bits({})", "0x7e00u", "false"),
+         "bf16": ("bf16_bits_to_f32({})", "f32_to_bf16_bits({})", "0x7fc0u", "true")}
+_INT64_MINMAX = {("i64", "max"): "max_i64", ("i64", "min"): "min_i64",
+                 ("u64", "max"): "max_u64", ("u64", "min"): "min_u64"}
+
+
+def _fold(storage: str, op: str) -> tuple[list[str], list[str], str]:
+    """(init lines, fold lines, result expression) of ``op`` on ``storage``."""
+    if storage in ("u8", "u16", "i8", "i16"):
+        bits = 8 if storage.endswith("8") else 16
+        mask = _MASK[bits // 8]
+        if op == "add":  # wraps: the low bits of the u32 sum
+            return ["var acc = cur;"], ["acc = acc + u;"], f"acc & {mask}"
+        dec = _signed(bits) if storage[0] == "i" else "{}"
+        enc = "bitcast<u32>(acc)" if storage[0] == "i" else "acc"
+        return ([f"var acc = {dec.format('cur')};"], [f"acc = {op}(acc, {dec.format('u')});"],
+                f"{enc} & {mask}")
+    if storage in ("i64", "u64"):
+        fn = "add_u64" if op == "add" else _INT64_MINMAX[(storage, op)]
+        return ["var acc = cur;"], [f"acc = {fn}(acc, u);"], "acc"
+    if storage == "f32":
+        return (["var acc = vec4<u32>(cur, 0u, 0u, 0u);"],
+                ["acc = fsum_add(acc, bitcast<f32>(u));"], "fsum_out(acc)")
+    if storage == "c64":  # two float32 sums, as complex128 adds the parts independently
+        return (["var re = vec4<u32>(cur.x, 0u, 0u, 0u);",
+                 "var im = vec4<u32>(cur.y, 0u, 0u, 0u);"],
+                ["re = fsum_add(re, bitcast<f32>(u.x));", "im = fsum_add(im, bitcast<f32>(u.y));"],
+                "vec2<u32>(fsum_out(re), fsum_out(im))")
+    dec, enc, nan, bf16 = _HALF[storage]
+    if op == "add":
+        return ([f"var acc = vec4<u32>(bitcast<u32>({dec.format('cur')}), 0u, 0u, 0u);"],
+                [f"acc = fsum_add(acc, {dec.format('u')});"], f"fsum_out16(acc, {bf16})")
+    # max/min on the float32 value's order key; NaN takes the winning key, gives the CPU's NaN
+    key = f"select(f32_key({{0}}), {NAN_KEY[op]}, is_nan_f32({{0}}))"
+    return ([f"let c = {dec.format('cur')};", f"var acc = {key.format('c')};"],
+            [f"let v = {dec.format('u')};", f"acc = {op}(acc, {key.format('v')});"],
+            f"select({enc.format('f32_from_key(acc)')}, {nan}, acc == {NAN_KEY[op]})")
+
+
+def _access(itemsize: int) -> str:
+    """load_out / load_update / store_out for ``itemsize``-byte elements."""
+    if itemsize == 4:
+        return ("fn load_out(e: u32) -> u32 {\n    return atomicLoad(&out0[e]);\n}\n\n"
+                "fn load_update(s: u32) -> u32 {\n    return in2[s];\n}\n\n"
+                "fn store_out(e: u32, old: u32, v: u32) {\n    atomicStore(&out0[e], v);\n}")
+    if itemsize == 8:
+        return ("fn load_out(e: u32) -> vec2<u32> {\n"
+                "    return vec2<u32>(atomicLoad(&out0[2u * e]), atomicLoad(&out0[2u * e + 1u]));"
+                "\n}\n\n"
+                "fn load_update(s: u32) -> vec2<u32> {\n"
+                "    return vec2<u32>(in2[2u * s], in2[2u * s + 1u]);\n}\n\n"
+                "fn store_out(e: u32, old: vec2<u32>, v: vec2<u32>) {\n"
+                "    atomicStore(&out0[2u * e], v.x);\n"
+                "    atomicStore(&out0[2u * e + 1u], v.y);\n}")
+    per, bits, mask = 4 // itemsize, 8 * itemsize, _MASK[itemsize]
+    lane = f"((e % {per}u) * {bits}u)"
+    return (f"fn load_out(e: u32) -> u32 {{\n"
+            f"    return (atomicLoad(&out0[e / {per}u]) >> {lane}) & {mask};\n}}\n\n"
+            f"fn load_update(e: u32) -> u32 {{\n"
+            f"    return (in2[e / {per}u] >> {lane}) & {mask};\n}}\n\n"
+            "// Only this invocation writes this lane: xor flips exactly the bits that change.\n"
+            f"fn store_out(e: u32, old: u32, v: u32) {{\n"
+            f"    atomicXor(&out0[e / {per}u], ((old ^ v) & {mask}) << {lane});\n}}")
+
+
+_STORAGE_OF = {_d.float32: "f32", _d.float16: "f16", _d.bfloat16: "bf16", _d.int8: "i8",
+               _d.uint8: "u8", _d.int16: "i16", _d.uint16: "u16", _d.int64: "i64",
+               _d.uint64: "u64", _d.complex64: "c64"}
+
+
+@lru_cache(maxsize=64)
+def scatter_ordered_kernel(storage: str, itemsize: int, op: str, slots: int) -> Kernel:
+    init, fold, result = _fold(storage, op)
+    lib = ""
+    if storage in ("f32", "c64", "f16", "bf16") and op == "add":
+        lib = "\n" + kernels.source("reduce_lib")
+        if storage in ("f16", "bf16"):
+            lib += "\n" + kernels.source("reduce_half")
+    what = f"This one: {storage} {op}."
+    return _render("scatter_ordered", ["u32", "u32", "u32"], ["atomic<u32>"], slots, lib=lib,
+                   what=what, access=_access(itemsize), init=_indent(init),
+                   fold=_indent(_indent(fold).splitlines()), result=result)
+
+
+def _ordered_ok(op: str, dtype) -> bool:
+    storage = _STORAGE_OF.get(dtype)
+    if storage is None or op == "set":
+        return False
+    # min/max of complex numbers is refused by the CPU device (routed there for its error);
+    # int32/uint32 and bool use atomics, float32 min/max keys.
+    return not (storage == "c64" and op != "add")
+
+
 def scatter_kind(op: str, dtype) -> str | None:
     """How ``scatter(op)`` on ``dtype`` runs natively, or None (routed to the CPU)."""
     if op not in ("set", "add", "min", "max"):
@@ -202,7 +317,7 @@ def scatter_kind(op: str, dtype) -> str | None:
         return "bool"
     if dtype is _d.float32 and op in ("max", "min"):
         return "key"
-    return None
+    return "ordered" if _ordered_ok(op, dtype) else None
 
 
 def scatter(backend, op: str, out, axis: int, indices, updates) -> None:
@@ -228,6 +343,9 @@ def scatter(backend, op: str, out, axis: int, indices, updates) -> None:
     params = Params(indices.size, indices.size, shape,
                     [(indices.offset, si), (updates.offset, su), (out.offset, so), (0, sc)])
     params.add(out.strides[axis], c_axis, out.shape[axis])
+    if kind == "ordered":
+        _ordered(backend, op, out, axis, indices, updates, params)
+        return
     update = scatter_update_kernel(kind, op, len(params.words))
     if kind in ("i32", "u32", "bool"):
         backend._dispatch(update, [indices._data, updates._data, out._data], params,
@@ -277,3 +395,26 @@ def _apply(backend, kind: str, op: str, out, updates, work) -> None:
         params.add(updates.offset, out.offset, first_word)
     kernel = scatter_apply_kernel("set", eb, op, len(params.words))
     backend._dispatch(kernel, [work._data, updates._data, out._data], params, threads)
+
+
+def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params) -> None:
+    """The ordered path: targets, their stable argsort, then one fold per run."""
+    from . import sort as _sort
+
+    n, device = indices.size, out.device
+    targets = Tensor._wrap(backend.alloc(_d.uint32, n), (n,), _d.uint32, device)
+    order = Tensor._wrap(backend.alloc(_d.int64, n), (n,), _d.int64, device)
+    if not _sort.native_ok(backend, order, targets, 0):
+        # too many updates for one sort binding: the CPU device does the whole scatter
+        backend._route("scatter", (op, out, axis, indices, updates), 1, in_place=True)
+        return
+    backend._dispatch(scatter_update_kernel("target", op, len(params.words)),
+                      [indices._data, targets._data], params, n)
+    _sort.sort_along(backend, order, targets, 0, False, indices=True)
+    if not updates.is_contiguous:
+        updates = backend._materialize(updates)
+    fold = Params(n, n, (), [(0, ())])
+    fold.add(updates.offset)
+    kernel = scatter_ordered_kernel(_STORAGE_OF[out.dtype], out.dtype.itemsize, op,
+                                    len(fold.words))
+    backend._dispatch(kernel, [order._data, targets._data, updates._data, out._data], fold, n)

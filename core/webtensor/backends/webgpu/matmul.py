@@ -12,10 +12,22 @@ Float32 accumulates with ``fma`` in k order, so each element is within
 float64 sum once, so the two agree to about ``(K + 2) * 2**-24 * sum |a||b|`` (see the tests),
 not bit for bit.  int32/uint32 wrap modulo 2**32 exactly like the CPU (u32 arithmetic serves
 both: two's complement products and sums have the same bits).
+
+The other dtypes go through ``shaders/matmul_any.wgsl`` (same tiling and parameters, scalar
+tiles and element loads through the dtype's ``Storage``; see ``_ANY``): 8/16-bit integers
+accumulate in u32 and keep the low bits (the low bits of wrapping products and sums depend only
+on the operands' low bits, so this is the CPU's wrapped result, signed or not); bool ORs the
+ANDs; int64/uint64 multiply-add in two words (exact, wrapping); float16/bfloat16 load exactly
+into f32, accumulate with ``fma`` and round once to the dtype (the CPU rounds an exact float64
+sum once, bfloat16 through float32, so they agree within the f32 error plus one rounding);
+complex64 accumulates each part with two ``fma`` per step.  Packed results (bool, 8/16-bit)
+are stored with atomic and/or on their word, since neighbouring elements of one word may
+belong to other invocations or workgroups.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from string import Template
 
@@ -29,10 +41,48 @@ _TYPES = {
     _d.int32: ("u32", "acc + a * b"),
     _d.uint32: ("u32", "acc + a * b"),
 }
-DTYPES = frozenset(_TYPES)
 TILE = 64  # output rows/columns per workgroup (shaders/matmul.wgsl)
 _CONV = {"f32": ("bitcast<f32>({})", "bitcast<vec4<f32>>({})", "bitcast<u32>({})"),
          "u32": ("{}", "{}", "{}")}
+
+
+@dataclass(frozen=True)
+class _AnySpec:
+    """One dtype of ``shaders/matmul_any.wgsl``: accumulator type, load of element ``{idx}``
+    of ``{buf}`` as that type, multiply-add of ``a``, ``b`` into ``acc``, the result word(s)
+    of accumulator ``v``, and the storage it is written in."""
+
+    t: str
+    load: str
+    mac: str
+    bits: str
+    storage: str
+
+    @property
+    def tk(self) -> int:
+        # k-steps per tile: two 16 x 64 tiles of two-word elements would fill the whole 16 KiB
+        # of workgroup storage the spec guarantees, so those take half.
+        return 8 if self.t.startswith("vec2") else 16
+
+
+_S = kernels.STORAGE
+_WRAP = "acc + a * b"
+_ANY = {
+    _d.bool: _AnySpec("u32", f"select(0u, 1u, {_S['bool'].load})", "acc | (a & b)", "v", "bool"),
+    **{dt: _AnySpec("u32", _S[lane].load, _WRAP, f"(v & {mask})", lane)
+       for dt, lane, mask in ((_d.uint8, "u8", "0xffu"), (_d.int8, "u8", "0xffu"),
+                              (_d.uint16, "u16", "0xffffu"), (_d.int16, "u16", "0xffffu"))},
+    _d.float16: _AnySpec("f32", _S["f16"].load, "fma(a, b, acc)", "f32_to_f16_bits(v)", "f16"),
+    _d.bfloat16: _AnySpec("f32", _S["bf16"].load, "fma(a, b, acc)", "f32_to_bf16_bits(v)",
+                          "bf16"),
+    **{dt: _AnySpec("vec2<u32>", _S["u64"].load, "add_u64(acc, mul_u64(a, b))", "v", "u64")
+       for dt in (_d.int64, _d.uint64)},
+    _d.complex64: _AnySpec(
+        "vec2<f32>", _S["c64"].load,
+        "vec2<f32>(fma(a.x, b.x, fma(-a.y, b.y, acc.x)), fma(a.x, b.y, fma(a.y, b.x, acc.y)))",
+        "bitcast<vec2<u32>>(v)", "c64"),
+}
+DTYPES = frozenset(_TYPES) | frozenset(_ANY)
 
 
 def launch(backend, kernel: Kernel, buffers, params: Params, groups: int) -> None:
@@ -121,6 +171,64 @@ def matmul_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int) -> Kern
     return Kernel(kernels._with_libraries(text), 2, 1, uniform)
 
 
+def _any_loader(operand: str, mode: str, spec: _AnySpec) -> str:
+    """WGSL that stages one TK x 64 slice of ``operand`` element by element into its tile."""
+    buf, tile = ("in0", "tile_a") if operand == "a" else ("in1", "tile_b")
+    extent, origin = ("M", "row0") if operand == "a" else ("N", "col0")
+    s_r, s_k = ("a_sm", "a_sk") if operand == "a" else ("b_sn", "b_sk")
+    rl, kk = ("idx % 64u", "idx / 64u") if mode == "s" else ("idx / TK", "idx % TK")
+    body = [
+        f"for (var e = 0u; e < {spec.tk * TILE // 256}u; e = e + 1u) {{",
+        "    let idx = li + e * 256u;",
+        f"    let rl = {rl};",
+        f"    let kk = {kk};",
+        f"    let r = {origin} + rl;",
+        "    let kc = k0 + kk;",
+        f"    var v = {spec.t}();",
+        f"    if (r < {extent} && kc < K) {{",
+        f"        let at = u32({operand}_base + i32(r) * {s_r} + i32(kc) * {s_k});",
+        f"        v = {spec.load.format(buf=buf, idx='at')};",
+        "    }",
+        f"    {tile}[kk * TILE + rl] = v;",
+        "}",
+    ]
+    return "\n".join(["        {", *("            " + line for line in body), "        }"])
+
+
+def _any_store(spec: _AnySpec) -> str:
+    """WGSL storing accumulator ``v`` as output element ``e``."""
+    storage = _S[spec.storage]
+    if storage.words == 2:
+        lines = [f"let bits = {spec.bits};", "out0[2u * e] = bits.x;",
+                 "out0[2u * e + 1u] = bits.y;"]
+    else:
+        # Clear, then set, only this element's bits: other elements of the word may be written
+        # by other invocations at the same time.
+        per, width = storage.per_word, storage.bits
+        lines = [f"let w = e / {per}u;",
+                 f"let sh = (e % {per}u) * {width}u;",
+                 f"atomicAnd(&out0[w], ~({hex((1 << width) - 1)}u << sh));",
+                 f"atomicOr(&out0[w], {spec.bits} << sh);"]
+    return "\n".join(" " * 20 + line for line in lines)
+
+
+@lru_cache(maxsize=256)
+def any_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int) -> Kernel:
+    spec = _ANY[_d.dtype(dtype_name)]
+    packed = _S[spec.storage].per_word > 1
+    head, uniform = header(["u32", "u32"], ["atomic<u32>" if packed else "u32"], slots)
+    text = Template(kernels.source("matmul_any")).substitute(
+        header=head, T=spec.t, TK=spec.tk, tile_elems=spec.tk * TILE, mac=spec.mac,
+        load_a=_any_loader("a", a_mode, spec), load_b=_any_loader("b", b_mode, spec),
+        store=_any_store(spec))
+    return Kernel(kernels._with_libraries(text), 2, 1, uniform)
+
+
+def _scalar_mode(s_r: int, s_k: int) -> str:
+    """Element loads: "sk" when k is the faster-moving index in memory, else "s"."""
+    return "sk" if abs(s_k) < abs(s_r) else "s"
+
+
 def _mode(buffer_size: int, offset: int, batch_strides, s_r: int, s_k: int, extent: int,
           k: int) -> str:
     """The loader for an operand: vec4 along rows/columns ("r") or k ("k") when every vec4
@@ -130,7 +238,7 @@ def _mode(buffer_size: int, offset: int, batch_strides, s_r: int, s_k: int, exte
         return "r"
     if aligned and s_k == 1 and k % 4 == 0 and s_r % 4 == 0:
         return "k"
-    return "sk" if abs(s_k) < abs(s_r) else "s"
+    return _scalar_mode(s_r, s_k)
 
 
 def matmul(backend, out, a, b) -> None:
@@ -152,8 +260,6 @@ def matmul(backend, out, a, b) -> None:
     # A size-1 matrix dim never advances, so its stride cannot spoil vec4 alignment.
     a_sm, a_sk = (0 if m == 1 else a.strides[-2]), (0 if k == 1 else a.strides[-1])
     b_sk, b_sn = (0 if k == 1 else b.strides[-2]), (0 if n == 1 else b.strides[-1])
-    a_mode = _mode(a._data.size, a.offset, a_bs, a_sm, a_sk, m, k)
-    b_mode = _mode(b._data.size, b.offset, b_bs, b_sn, b_sk, n, k)
     tiles_m, tiles_n = -(-m // TILE), -(-n // TILE)
     groups = tiles_m * tiles_n * (out.size // (m * n))
     params = Params(0, 0)
@@ -161,7 +267,13 @@ def matmul(backend, out, a, b) -> None:
     params.add(tiles_n, tiles_m, groups, len(shape), a.offset, a_sm, a_sk, b.offset, b_sk, b_sn)
     for size, sa, sb in zip(shape, a_bs, b_bs):
         params.add(size, sa, sb)
-    kernel = matmul_kernel(a.dtype.name, a_mode, b_mode, len(params.words))
+    if a.dtype in _TYPES:
+        a_mode = _mode(a._data.size, a.offset, a_bs, a_sm, a_sk, m, k)
+        b_mode = _mode(b._data.size, b.offset, b_bs, b_sn, b_sk, n, k)
+        kernel = matmul_kernel(a.dtype.name, a_mode, b_mode, len(params.words))
+    else:
+        kernel = any_kernel(a.dtype.name, _scalar_mode(a_sm, a_sk), _scalar_mode(b_sn, b_sk),
+                            len(params.words))
     launch(backend, kernel, [a._data, b._data, out._data], params, groups)
 
 

@@ -24,7 +24,8 @@ Other dtypes: 8/16-bit ints compute in i32/u32 (sums/products wrap to the result
 stored); int64/uint64 add and multiply in two words with carries and compare (high, low) keys;
 float16/bfloat16 use the float32 accumulators and round once at the end as the CPU does
 (reduce_half.wgsl: float16 from the exact value, bfloat16 through float32); complex64 sums are
-float32 sums of the (re, im) components.  Results narrower than a word go through a uint32
+float32 sums of the (re, im) components, products float32 complex products with a separate
+exponent (within about 3 eps per factor of the CPU's complex128 product), any/all exact.  Results narrower than a word go through a uint32
 temporary and a native cast (_u32_sink).
 Limits: a computed NaN's sign may differ from the CPU's (IEEE leaves it open); a sum that went
 past float32's range and cancels back below 2^-62 loses bits; a product whose float64 running
@@ -105,6 +106,10 @@ _FAMILIES: dict[str, tuple[str, str, str, str]] = {
                  "arg64_merge(a, b)", "vec2<u32>(a.z, 0u)"),
     "argmin64": ("vec4<u32>(0u, 0u, 0xffffffffu, 0u)", "vec4<u32>(~({key}), k, 0u)",
                  "arg64_merge(a, b)", "vec2<u32>(a.z, 0u)"),
+    # complex64 (x = vec2<f32>): float32 complex products with a separate exponent
+    # (shaders/complex64.wgsl)
+    "cprod": ("vec4<u32>(0x3f800000u, 0u, 0u, 1u)", "cprod_lift(x)", "cprod_merge(a, b)",
+              "cprod_out(a)"),
 }
 
 # Folding one element in directly where that is much less code than lift + merge (a smaller
@@ -129,6 +134,7 @@ _TYPE_EXPR: dict[str, dict[str, str]] = {
 }
 # 8/16-bit ints compute as i32/u32 (sign- or zero-extended): the 32-bit expressions hold, and
 # their results' low bits are the narrow results (stores keep the low bits).
+_TYPE_EXPR["c64"] = {"truth": "nonzero_c64(x)"}
 _TYPE_EXPR.update(dict.fromkeys(("i8", "i16"), _TYPE_EXPR["i32"]))
 _TYPE_EXPR.update(dict.fromkeys(("u8", "u16"), _TYPE_EXPR["u32"]))
 # float16/bfloat16 compute as their exact float32 values; max/min results go back to 16 bits
@@ -150,6 +156,8 @@ def family(op: str, t: str) -> str:
         return "and"
     if op in ("max", "min"):
         return op + wide
+    if t == "c64":
+        return "c" + op
     if t == "f32":
         return "f" + op
     if t in _HALF:
@@ -159,7 +167,7 @@ def family(op: str, t: str) -> str:
 
 def value_words(t: str) -> int:
     """Words per result element of a sum/prod/max/min (scan results too) of element type t."""
-    return 2 if t in _WIDE else 1
+    return 2 if t in _WIDE or t == "c64" else 1
 
 
 @lru_cache(maxsize=64)
@@ -320,8 +328,8 @@ def _u32_sink(backend, out):
 
 # complex64: sums (and cumulative sums) add the real and imaginary parts independently, as the
 # CPU's complex128 sum does, so they run as float32 sums over a (re, im) view (_components);
-# the other complex reductions route to the CPU.
-COMPLEX_OPS = {"reduce": ("sum",), "scan": ("sum",)}
+# products (and cumulative products) use the cprod family, any/all the bool ones.
+COMPLEX_OPS = {"reduce": ("sum", "prod", "any", "all"), "scan": ("sum", "prod")}
 _COMPLEX_APPLICABLE = {"reduce": ("sum", "prod", "any", "all"), "scan": ("sum", "prod")}
 
 
@@ -330,6 +338,8 @@ def capability(prim: str, dt) -> str:
     if dt in TYPES:
         return "native"
     if dt is _d.complex64 and prim in COMPLEX_OPS:
+        if len(COMPLEX_OPS[prim]) == len(_COMPLEX_APPLICABLE[prim]):
+            return "native"
         return f"partial ({len(COMPLEX_OPS[prim])}/{len(_COMPLEX_APPLICABLE[prim])} ops)"
     return "cpu"
 
@@ -338,6 +348,13 @@ def _components(t) -> Tensor:
     """The complex64 view ``t`` as float32 with one more trailing dim: (re, im)."""
     return Tensor._wrap(t._data, (*t.shape, 2), _d.float32, t.device,
                         strides=(*(2 * s for s in t.strides), 1), offset=2 * t.offset)
+
+
+def _element_type(prim: str, op: str, dt) -> str | None:
+    """The kernels' element type for ``op`` on ``dt`` (None: not native)."""
+    if dt is _d.complex64:
+        return "c64" if op in COMPLEX_OPS[prim] else None
+    return TYPES.get(dt)
 
 
 def _complex_sum(backend, out, x) -> bool:
@@ -351,7 +368,7 @@ def reduce(backend, op, out, x, axes) -> bool:
     if op == "sum" and _complex_sum(backend, out, x):
         axes = _normalize_axes("reduce", x, axes)
         return reduce(backend, "sum", _components(out), _components(x), axes)
-    t = TYPES.get(x.dtype)
+    t = _element_type("reduce", op, x.dtype)
     if t is None:
         return False
     fam = family(op, t)
@@ -397,7 +414,7 @@ def scan(backend, op, out, x, axis) -> bool:
     if op == "sum" and _complex_sum(backend, out, x):
         (axis,) = _normalize_axes("scan", x, (axis,))
         return scan(backend, "sum", _components(out), _components(x), axis)
-    t = TYPES.get(x.dtype)
+    t = _element_type("scan", op, x.dtype)
     if t is None or out.dtype is not x.dtype or not backend._native_ok(out, x):
         return False
     if out.size == 0:

@@ -26,18 +26,10 @@ import struct
 import pytest
 
 import webtensor as wt
+from _gpu import webgpu_or_skip  # noqa: E402
 from webtensor import ops
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
-
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 from _oracle import special_values  # noqa: E402
 from webtensor import device as _device  # noqa: E402
@@ -46,9 +38,6 @@ from webtensor.backends.webgpu.backend import NATIVE  # noqa: E402
 from webtensor.backends.webgpu.driver import SPEC_LIMITS, fold_grid  # noqa: E402
 from webtensor.tensor import Tensor, empty  # noqa: E402
 
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 ALL = tuple(wt.all_dtypes)
 NATIVE_DTYPES = tuple(NATIVE)
 ROUTED_DTYPES = tuple(dt for dt in ALL if dt not in NATIVE)
@@ -200,7 +189,9 @@ def test_default_device_rule(monkeypatch):
     assert _device._initial_default() is GPU
     monkeypatch.delenv("WEBTENSOR_DEVICE")
     # Only a hardware adapter becomes the default; lavapipe/SwiftShader must be asked for.
-    assert _device._initial_default() is (GPU if _PROBE.hardware else CPU)
+    from webtensor.backends.webgpu import probe
+
+    assert _device._initial_default() is (GPU if probe().hardware else CPU)
     monkeypatch.setenv("WEBTENSOR_DEVICE", "tpu")
     with pytest.raises(ValueError, match="WEBTENSOR_DEVICE"):
         _device._initial_default()

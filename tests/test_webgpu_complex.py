@@ -36,27 +36,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
+from _gpu import webgpu_or_skip  # noqa: E402
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
-
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 np = pytest.importorskip("numpy")
 
 from _oracle import special_values  # noqa: E402
-from webtensor import device as _device  # noqa: E402
 from webtensor.tensor import empty  # noqa: E402
 
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 C64 = wt.complex64
 EPS = float(np.finfo(np.float32).eps)
 TINY = float(np.finfo(np.float32).tiny)

@@ -23,23 +23,11 @@ import struct
 import pytest
 
 import webtensor as wt
+from _gpu import webgpu_or_skip  # noqa: E402
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
+GPU, CPU, B = webgpu_or_skip()
 
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
 
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
-
-from webtensor import device as _device  # noqa: E402
-
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 D = B.driver
 
 # out0[P.x] = in0[P.y] * P.z + P.w, with a 512-byte uniform block (two arena slots).

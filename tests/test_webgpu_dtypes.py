@@ -30,18 +30,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
+from _gpu import webgpu_or_skip  # noqa: E402
 from webtensor import ops
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
-
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 np = pytest.importorskip("numpy")
 
@@ -57,14 +49,10 @@ from _oracle import (  # noqa: E402
     tensor_from_storage,
     tensor_storage,
 )
-from webtensor import device as _device  # noqa: E402
 from webtensor.backends.webgpu import backend as _backend  # noqa: E402
 from webtensor.backends.webgpu.backend import NATIVE  # noqa: E402
 from webtensor.tensor import Tensor, empty  # noqa: E402
 
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 TRANSCENDENTAL_ULP = 2
 
 PACKED = (wt.int8, wt.uint8, wt.int16, wt.uint16, wt.float16, wt.bfloat16)

@@ -21,16 +21,9 @@ import math
 
 import pytest
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
+from _gpu import webgpu_or_skip  # noqa: E402
 
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 np = pytest.importorskip("numpy", reason="test data is made with NumPy")
 
@@ -38,14 +31,10 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import webtensor as wt  # noqa: E402
-from webtensor import device as _device  # noqa: E402
 from webtensor.api import _reduce  # noqa: E402
 from webtensor.backends import _philox  # noqa: E402
 from webtensor.tensor import empty  # noqa: E402
 
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 NATIVE_PRIMS = ("gather", "scatter", "random_bits")
 # gather and scatter-set move raw bits: every element size runs natively.
 MOVED = (wt.bool, wt.int8, wt.int16, wt.float16, wt.float32, wt.int32, wt.uint32, wt.int64,

@@ -26,16 +26,9 @@ import warnings
 
 import pytest
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
+from _gpu import webgpu_or_skip  # noqa: E402
 
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 np = pytest.importorskip("numpy", reason="the float error bounds are computed with NumPy")
 
@@ -43,13 +36,9 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import webtensor as wt  # noqa: E402
-from webtensor import device as _device  # noqa: E402
 from webtensor.backends.webgpu import matmul as gpu_matmul  # noqa: E402
 from webtensor.tensor import empty  # noqa: E402
 
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 FAST = (wt.float32, wt.int32, wt.uint32)  # vec4 kernels (shaders/matmul.wgsl)
 OTHER = (wt.int8, wt.uint8, wt.int16, wt.uint16, wt.int64, wt.uint64, wt.float16,
          wt.bfloat16, wt.complex64)  # element kernels (shaders/matmul_any.wgsl)

@@ -26,28 +26,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
+from _gpu import webgpu_or_skip  # noqa: E402
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
-
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 np = pytest.importorskip("numpy")
 
-from webtensor import device as _device  # noqa: E402
 from webtensor.api import _reduce  # noqa: E402
 from webtensor.backends.webgpu import reduce as gpu_reduce  # noqa: E402
 from webtensor.tensor import empty  # noqa: E402
 
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 # The 32-bit and bool dtypes tested here (the packed and 64-bit ones natively read too, in
 # test_webgpu_wide_reduce_sort.py).
 NATIVE_DTYPES = (wt.float32, wt.int32, wt.uint32, wt.bool)

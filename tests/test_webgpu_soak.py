@@ -24,16 +24,9 @@ from webtensor.api import _common
 # NumPy is the oracle here; under Pyodide without it the module is skipped, not broken.
 np = pytest.importorskip("numpy")
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
+from _gpu import webgpu_or_skip  # noqa: E402
 
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 pytestmark = pytest.mark.soak
 

@@ -23,27 +23,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
+from _gpu import webgpu_or_skip  # noqa: E402
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
-
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 # NumPy is the data source and oracle; under Pyodide without it the module is skipped.
 np = pytest.importorskip("numpy")
 
-from webtensor import device as _device  # noqa: E402
 from webtensor.backends.webgpu import sort as gpu_sort  # noqa: E402
 
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 NATIVE_DTYPES = (wt.float32, wt.int32, wt.uint32, wt.bool)
 NP = {wt.float32: np.float32, wt.int32: np.int32, wt.uint32: np.uint32, wt.bool: np.bool_}
 FUNCTIONS = {"sort": wt.sort, "argsort": wt.argsort}

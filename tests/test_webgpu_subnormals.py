@@ -30,18 +30,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
+from _gpu import webgpu_or_skip  # noqa: E402
 from webtensor import device as _device
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
-
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 ULP_BOUND = 4
 SMALLEST_NORMAL = 2.0 ** -126

@@ -27,21 +27,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
+from _gpu import webgpu_or_skip  # noqa: E402
 
-try:
-    from webtensor.backends.webgpu import probe as _probe
-
-    _PROBE = _probe()
-    _REASON = _PROBE.reason
-except ImportError as e:  # pragma: no cover - only without the webgpu package
-    _PROBE, _REASON = None, str(e)
-
-if _PROBE is None or not _PROBE.available:
-    pytest.skip(f"webgpu device unavailable: {_REASON}", allow_module_level=True)
+GPU, CPU, B = webgpu_or_skip()
 
 np = pytest.importorskip("numpy")
 
-from webtensor import device as _device  # noqa: E402
 from webtensor.api import _reduce  # noqa: E402
 from webtensor.backends.webgpu import reduce as gpu_reduce  # noqa: E402
 from webtensor.backends.webgpu import sort as gpu_sort  # noqa: E402
@@ -50,9 +41,6 @@ from webtensor.tensor import Tensor, empty  # noqa: E402
 # The CPU oracle widens bfloat16 NaN payloads to float64 in its sums, which NumPy warns about.
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
 
-GPU = _device.as_device("webgpu")
-CPU = _device.cpu
-B = GPU.backend
 PACKED = (wt.int8, wt.uint8, wt.int16, wt.uint16, wt.float16, wt.bfloat16)
 WIDE = (wt.int64, wt.uint64)
 DTYPES = PACKED + WIDE

@@ -222,9 +222,22 @@ def _clear_probe() -> None:
     probe.cache_clear()
 
 
+def _has_navigator_gpu() -> bool:
+    try:
+        import js
+    except ImportError:  # not in Pyodide at all
+        return False
+    navigator = getattr(js.globalThis, "navigator", None)
+    return navigator is not None and getattr(navigator, "gpu", None) is not None
+
+
 def open_device() -> tuple[BrowserDevice | None, str]:
     """The opened device and "" or None and why (opens it through JSPI when not yet tried)."""
     if _opened is None and _failure is None:
+        if not _has_navigator_gpu():
+            return None, ("this JavaScript runtime has no navigator.gpu (WebGPU needs a "
+                          "browser that supports it, e.g. Chrome/Edge, or Firefox/Safari with "
+                          "WebGPU enabled)")
         if not _can_run_sync():
             return None, ("the browser's WebGPU device opens asynchronously: load webtensor "
                           "with loadWebtensor() from webtensor.mjs (it awaits webtensor.backends."

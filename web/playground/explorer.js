@@ -1,6 +1,7 @@
 // The type promotion explorer: the full result table of one promotion mode (from
 // webtensor._explorer, computed in the worker), cells coloured by result kind, errors marked,
 // a click explains a cell, and a second mode can be compared (differing cells highlighted).
+import { el } from "./dom.js";
 
 const DTYPE_NAMES = {
   b: "bool", i8: "int8", i16: "int16", i32: "int32", i64: "int64", u8: "uint8", u16: "uint16",
@@ -16,17 +17,6 @@ export function describeLabel(label) {
 }
 
 const KIND_NAMES = { b: "bool", i: "signed int", u: "unsigned int", f: "float", c: "complex" };
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v);
-  }
-  for (const c of children) if (c != null) node.append(c);
-  return node;
-}
 
 /**
  * Mounts the explorer into `root`. `call(op, args)` asks the worker (returns a Promise of the

@@ -2,6 +2,7 @@
 // shape / dtype / weak / device / axis names, hover read-out, sliders over the leading axes of
 // 3-D+ tensors, a line plot for 1-D and pictures for images. The payload carries the colours
 // (lut, nan/inf colours) so page and terminal agree; this file only maps values to them.
+import { el } from "./dom.js";
 
 const MAX_WIDTH_PX = 520;
 const MAX_HEIGHT_PX = 360;
@@ -44,17 +45,6 @@ function floats(bytes) {
   // values arrive as little-endian float32 bytes; copy when unaligned.
   const b = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v);
-  }
-  for (const c of children) if (c != null) node.append(c);
-  return node;
 }
 
 const prod = (xs) => xs.reduce((a, b) => a * b, 1);

@@ -70,16 +70,21 @@ def _rank4(x: Tensor, fn: str) -> None:
 
 # -- space <-> batch -------------------------------------------------------------------------
 
+def _block_shape(block_shape, fn: str) -> list[int]:
+    block = _vector(block_shape, fn, "block_shape")
+    if any(b < 1 for b in block):
+        raise InvalidArgumentError(_tf(fn), f"every entry of `block_shape` must be >= 1, got "
+                                   f"{block}")
+    return block
+
+
 def space_to_batch_nd(input, block_shape, paddings, name=None) -> Tensor:
     """Zero-pad the spatial dimensions ``1..M``, cut them into blocks of ``block_shape`` and
     move the position inside the block into the batch dimension (block position major)."""
     fn = "space_to_batch_nd"
     x = _tensor(input, fn, "input")
-    block = _vector(block_shape, fn, "block_shape")
+    block = _block_shape(block_shape, fn)
     m = len(block)
-    if any(b < 1 for b in block):
-        raise InvalidArgumentError(_tf(fn), f"every entry of `block_shape` must be >= 1, got "
-                                   f"{block}")
     pads = _pairs(paddings, fn, "paddings", m)
     _rank_at_least(x, m + 1, fn, f"a batch dimension plus {m} spatial ones")
     batch, spatial, rest = x.shape[0], x.shape[1:m + 1], x.shape[m + 1:]
@@ -118,11 +123,8 @@ def batch_to_space_nd(input, block_shape, crops, name=None) -> Tensor:
     spatial dimensions ``1..M``, then crop them by ``crops``."""
     fn = "batch_to_space_nd"
     x = _tensor(input, fn, "input")
-    block = _vector(block_shape, fn, "block_shape")
+    block = _block_shape(block_shape, fn)
     m = len(block)
-    if any(b < 1 for b in block):
-        raise InvalidArgumentError(_tf(fn), f"every entry of `block_shape` must be >= 1, got "
-                                   f"{block}")
     crop = _pairs(crops, fn, "crops", m)
     _rank_at_least(x, m + 1, fn, f"a batch dimension plus {m} spatial ones")
     batch, spatial, rest = x.shape[0], x.shape[1:m + 1], x.shape[m + 1:]

@@ -441,6 +441,19 @@ def test_float64_work_warns_once(monkeypatch):
     assert caught[0].category is RuntimeWarning
 
 
+def test_internal_float64_intermediates_do_not_warn(monkeypatch):
+    # random normals and linspace compute in float64 on purpose and round once to float32
+    monkeypatch.setattr(_backend, "_float64_warned", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        n = wt.random.normal(wt.random.key(3), (9,), device=GPU)
+        s = wt.linspace(0.0, 1.0, 7, device=GPU)
+        assert not caught, [str(w.message) for w in caught]
+        assert n.dtype is wt.float32 and s.dtype is wt.float32
+        _ = wt.ones(2, dtype=wt.float64, device=GPU) + 1.0  # the user's own float64 still warns
+    assert len(caught) == 1 and "float64 work runs on the CPU" in str(caught[0].message)
+
+
 def test_complex128_work_warns_too(monkeypatch):
     monkeypatch.setattr(_backend, "_float64_warned", False)
     x = wt.asarray([1 + 2j], dtype=wt.complex128, device=GPU)

@@ -14,7 +14,12 @@ settings.register_profile("webtensor", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", parent=settings.get_profile("webtensor"),
                           max_examples=1000)
-settings.load_profile(os.environ.get("WEBTENSOR_HYPOTHESIS", "webtensor"))
+# CI=true: every run draws the same examples (derandomize) and keeps no example database, so
+# a landing never fails by chance; local runs keep exploring and remember their failures.
+settings.register_profile("ci", parent=settings.get_profile("webtensor"), derandomize=True,
+                          database=None, print_blob=True)
+_CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+settings.load_profile(os.environ.get("WEBTENSOR_HYPOTHESIS", "ci" if _CI else "webtensor"))
 
 # WEBTENSOR_TEST_WEBGPU=0 leaves the webgpu device out (scripts/test.sh's second CPython run,
 # which only changes the default CPU backend, so the GPU part would repeat the first run).

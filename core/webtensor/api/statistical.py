@@ -423,7 +423,16 @@ def _uniform_edges(flat: Tensor, bins: int, value_range, fn: str) -> Tensor:
     step = ew.divide(ew.subtract(stop, start), bins)
     y = ew.add(ew.multiply(_r.iota(bins + 1, dev, compute), step), start)
     y = ew.where(ew.equal(_r.iota(bins + 1, dev), bins), stop, y)
-    return cast(y, edge_dtype)
+    edges = cast(y, edge_dtype)
+    # NumPy refuses a range too narrow for the bin count (equal edges would make empty bins
+    # that no value can fall into, and a density of inf); so do we, with its message.
+    values = edges._backend.to_values(edges)
+    if any(a >= b for a, b in zip(values, values[1:])):
+        raise ValueError(f"wt.{fn}: too many bins for data range: {bins} finite-sized bins "
+                         f"cannot be made between {first!r} and {last!r} in "
+                         f"{edge_dtype.name}; use fewer bins, a wider range=, or a wider "
+                         f"dtype")
+    return edges
 
 
 def _array_edges(bins, like: Tensor, fn: str) -> Tensor:

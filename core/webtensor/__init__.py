@@ -102,5 +102,16 @@ inf = float("inf")
 nan = float("nan")
 newaxis = None
 
-# wt.tf is built from the namespace above, so it is imported last.
+# Programs (tracing, jit, control flow) run the API above; wt.tf is built from the namespace
+# above: both are imported last.
 from . import tf  # noqa: E402
+from .compile import (  # noqa: E402
+    ConcretizationError,
+    cond,
+    fori_loop,
+    jit,
+    make_graph,
+    scan,
+    switch,
+    while_loop,
+)

@@ -6,6 +6,7 @@ import os
 import sys
 
 from ._settings import Setting
+from ._tracing import _ACTIVE
 
 
 class Device:
@@ -20,6 +21,17 @@ class Device:
 
     @property
     def backend(self):
+        """The backend that computes on this device; while a program is being traced
+        (``wt.jit``), the trace's recording backend instead."""
+        trace = _ACTIVE.get()
+        if trace is not None:
+            return trace.backend_for(self)
+        if self._backend is None:
+            self._backend = self._backend_factory()
+        return self._backend
+
+    def _real_backend(self):
+        """The device's own backend, even while tracing."""
         if self._backend is None:
             self._backend = self._backend_factory()
         return self._backend

@@ -38,6 +38,7 @@ import math
 import os
 import threading
 
+from . import _tracing
 from . import dtypes as _d
 from . import shape as _s
 from .api import elementwise as _ew
@@ -695,6 +696,13 @@ def seed(s) -> None:
 def next_key() -> Key:
     """A fresh key from the process-wide generator (seeded from OS entropy unless
     :func:`seed` was called); bridges the stateful and the explicit API."""
+    if _tracing.active() is not None:
+        # NOTE: a traced program would draw this key once and replay it on every call.
+        raise _tracing.ConcretizationError(
+            "wt.random's process-wide generator (seed/rand/randn/random/integers/next_key) "
+            "cannot be used inside wt.jit: the key would be drawn once, while tracing, and "
+            "every call would repeat the same numbers; pass a key as an argument "
+            "(key = wt.random.key(0); f(x, key)) and use wt.random.normal(key, ...)")
     with _lock:
         if _state["key"] is None:
             _state["key"] = key(int.from_bytes(os.urandom(8), "little"))

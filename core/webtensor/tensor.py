@@ -7,6 +7,7 @@ view constructors every API module shares, and reading values back.
 from __future__ import annotations
 
 from . import shape as _s
+from ._tracing import TracedBuffer, traced_repr
 from .device import Device
 from .dtypes import DType
 
@@ -193,11 +194,15 @@ class Tensor:
         raise TypeError("unhashable type: 'Tensor' (tensors compare elementwise)")
 
     def __repr__(self) -> str:
+        if isinstance(self._data, TracedBuffer):
+            return traced_repr(self)
         from ._format import tensor_repr
 
         return tensor_repr(self)
 
     def __str__(self) -> str:
+        if isinstance(self._data, TracedBuffer):
+            return traced_repr(self)
         from ._format import tensor_str
 
         return tensor_str(self)

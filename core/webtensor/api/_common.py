@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import dtypes as _d
 from .. import promotion as _p
 from .. import shape as _s
+from .._tracing import _ACTIVE
 from ..device import Device, as_device
 from ..tensor import Tensor, broadcast_view, cast, scalar
 
@@ -95,7 +96,9 @@ def operand(x, dtype, device, weak=False) -> Tensor:
     cls = x.__class__
     # Scalar operands are internal, read-only 0-d tensors: reuse them (x * 2.0 in a loop).
     # Zero floats and complex values are not cached: 0.0 == -0.0 would share an entry.
-    if (cls is int or cls is bool or cls is float and x != 0.0) and len(_SCALARS) < 4096:
+    # NOTE: never while tracing: a cached traced scalar would leak into eager code.
+    if (cls is int or cls is bool or cls is float and x != 0.0) and len(_SCALARS) < 4096 \
+            and _ACTIVE.get() is None:
         key = (cls, x, dtype, device, weak)
         found = _SCALARS.get(key)
         if found is None:

@@ -28,6 +28,7 @@ from itertools import compress
 
 from .. import dtypes as _d
 from .. import shape as _s
+from .._tracing import is_traced
 from ..tensor import Tensor, broadcast_view, cast, empty
 from . import manipulation as _m
 from ._common import as_tensor, axis_index, is_scalar, operand, promote
@@ -129,9 +130,9 @@ def _from_tensor(x: Tensor, t: Tensor, fn: str):
         return _Mask(t.shape, t._backend.to_values(t))
     if kind not in "iu":
         raise _type_error(t, fn)
-    if t.ndim == 0:
+    if t.ndim == 0 and not is_traced(t):
         return t.item()
-    return _Array(t)
+    return _Array(t)  # a traced 0-d index (wt.jit) gathers, as an integer would select
 
 
 def _from_sequence(x: Tensor, seq, fn: str):
@@ -210,6 +211,8 @@ def _array_index(a: _Array, n: int, axis: int, fn: str, device) -> Tensor:
     """An integer index array checked against ``n`` and made non-negative int64."""
     values = a.values
     if values is None:
+        if is_traced(a.tensor):
+            return _traced_index(a.tensor, n, device)
         values = a.tensor._backend.to_values(a.tensor)
     if values:
         low, high = min(values), max(values)
@@ -228,6 +231,17 @@ def _array_index(a: _Array, n: int, axis: int, fn: str, device) -> Tensor:
 
     return where(less(t, _int64_tensor([0], (), device)), add(t, _int64_tensor([n], (), device)),
                  t)
+
+
+def _traced_index(t: Tensor, n: int, device) -> Tensor:
+    """Index values unknown until a traced program runs (``wt.jit``): they cannot be checked,
+    so negative ones wrap once and the rest are clamped into ``[0, n)``, as JAX does."""
+    from .elementwise import add, clip, less, where
+
+    t = cast(t, _d.int64, weak=False)
+    wrapped = where(less(t, _int64_tensor([0], (), device)), add(t, _int64_tensor([n], (),
+                                                                                  device)), t)
+    return cast(clip(wrapped, 0, max(n - 1, 0)), _d.int64, weak=False)
 
 
 def _int64_tensor(values, shape, device) -> Tensor:

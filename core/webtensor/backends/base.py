@@ -57,6 +57,10 @@ class Backend:
         """A new buffer for ``size`` elements of ``dtype`` (contents unspecified)."""
         raise NotImplementedError
 
+    def buffer_size(self, data, dtype) -> int:
+        """How many elements of ``dtype`` the buffer ``data`` holds."""
+        return len(data)
+
     def from_bytes(self, dtype, data) -> object:
         """A buffer holding ``data`` (bytes-like, NumPy's layout for ``dtype``)."""
         raise NotImplementedError

@@ -219,6 +219,9 @@ class WebGPUBackend(Backend):
     def alloc(self, dtype, size):
         return self._new_buffer(size * dtype.itemsize)
 
+    def buffer_size(self, data, dtype) -> int:
+        return data.nbytes // dtype.itemsize
+
     def from_bytes(self, dtype, data):
         data = bytes(data)
         buf = self._new_buffer(len(data))

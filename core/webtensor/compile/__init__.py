@@ -1,0 +1,13 @@
+"""Programs, not just ops: the graph IR, tracing, ``wt.jit`` and control flow.
+
+Layering: this package sits above ``api/`` (it runs user code that calls the API under a trace)
+and below the front ends (``wt.nx.defn``, ``wt.symbolic``).  ``_tracing`` (the bottom of the
+package order) holds the one switch the lower layers consult.
+"""
+
+from .._tracing import ConcretizationError
+from .control import cond, fori_loop, scan, switch, while_loop
+from .jit import Jitted, jit, make_graph
+
+__all__ = ["ConcretizationError", "Jitted", "cond", "fori_loop", "jit", "make_graph", "scan",
+           "switch", "while_loop"]

@@ -1,0 +1,458 @@
+"""Control flow as graph nodes: ``wt.cond``, ``wt.while_loop``, ``wt.fori_loop``, ``wt.scan``.
+
+Each takes Python functions and traces them into sub-graphs on abstract values of the operands
+(so both branches of a ``cond``, and a loop body, are checked to return the same structure,
+shapes and dtypes before anything runs).  Inside a traced function (``wt.jit``) the sub-graphs
+become one node of the enclosing graph; outside, the node runs at once on the operands.  A
+branch or body may read tensors of the enclosing function (they become extra operands) but not
+write them: it returns new values instead, as in JAX.
+
+The loop runners decide on the host: ``cond`` reads its predicate and ``while_loop`` its
+condition each iteration (a GPU waits for that read); ``fori_loop`` with Python-int bounds and
+``scan`` know their trip count and never wait.
+"""
+
+from __future__ import annotations
+
+from .. import _tracing
+from .. import dtypes as _d
+from ..tensor import Tensor
+from . import pytree
+from .execute import CONTROL, Executable
+from .ir import Node, Value
+from .trace import Trace
+
+# -- tracing a function into a sub-graph ---------------------------------------------------------
+
+class _Sub:
+    """A traced branch/body: its graph, output structure and avals, and the enclosing tensors it
+    reads (appended to its inputs after the operands)."""
+
+    __slots__ = ("graph", "out_tree", "out_avals", "captures")
+
+    def __init__(self, graph, out_tree, out_avals, captures):
+        self.graph = graph
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self.captures = captures
+
+
+def _aval(t: Tensor):
+    return (t.shape, t.dtype, t.weak, t.names, t.device)
+
+
+def _trace_sub(fun, avals, in_tree, fn: str, label: str, spread: bool = False) -> _Sub:
+    """Trace ``fun`` on abstract values shaped like ``avals``; it receives the tree rebuilt
+    (``spread``: a tuple tree spread as positional arguments)."""
+    parent = _tracing.active()
+    trace = Trace(parent=parent, name=label)
+    args = [trace.new_input(shape, dtype, device, weak, names)
+            for shape, dtype, weak, names, device in avals]
+    with trace:
+        tree = pytree.unflatten(in_tree, args)
+        result = fun(*tree) if spread else fun(tree)
+        leaves, out_tree = pytree.flatten(result)
+        outs = [_as_tensor(x, fn, label) for x in leaves]
+    graph = trace.graph(outs)
+    graph.in_avals = [(a[2], a[3]) for a in avals] + [(t.weak, t.names) for t in trace.captures]
+    return _Sub(graph, out_tree, [_aval(t) for t in outs], list(trace.captures))
+
+
+def _as_tensor(x, fn: str, what: str) -> Tensor:
+    if x.__class__ is Tensor:
+        return x
+    if x.__class__ in (bool, int, float, complex):
+        from ..api.creation import asarray
+
+        return asarray(x)
+    raise TypeError(f"wt.{fn}: {what} returned a {type(x).__name__} ({x!r:.60}); it must return "
+                    f"tensors, Python numbers and tuples/lists/dicts of them")
+
+
+def _leaves(tree, fn: str, what: str, device=None):
+    """Operands as tensors (Python numbers become weak 0-d tensors, as JAX traces them, on
+    ``device`` or the device of the tensors among them)."""
+    from ..api.creation import asarray
+
+    leaves, td = pytree.flatten(tree)
+    if device is None:
+        device = next((x.device for x in leaves if x.__class__ is Tensor), None)
+    out = []
+    for x in leaves:
+        if x.__class__ is Tensor:
+            out.append(x)
+        elif x.__class__ in (bool, int, float, complex) or hasattr(x, "__array_interface__"):
+            out.append(asarray(x, device=device))
+        else:
+            raise TypeError(f"wt.{fn}: {what} holds a {type(x).__name__} ({x!r:.60}); only "
+                            f"tensors, Python numbers and tuples/lists/dicts of them can flow "
+                            f"through {fn}")
+    return out, td
+
+
+def _first_device(*trees):
+    for tree in trees:
+        for x in pytree.flatten(tree)[0]:
+            if x.__class__ is Tensor:
+                return x.device
+    return None
+
+
+def _describe(avals) -> str:
+    return ", ".join(f"{a[1].name}{list(a[0])}" for a in avals)
+
+
+def _check_same(fn: str, first: str, a_tree, a_avals, second: str, b_tree, b_avals) -> None:
+    if a_tree != b_tree:
+        raise TypeError(f"wt.{fn}: {first} and {second} must have the same structure, but "
+                        f"{first} is {a_tree} and {second} is {b_tree}")
+    for k, (a, b) in enumerate(zip(a_avals, b_avals)):
+        if a[0] != b[0] or a[1] is not b[1]:
+            raise TypeError(f"wt.{fn}: {first} and {second} must agree in shape and dtype, but "
+                            f"at leaf {k} {first} is {a[1].name}{list(a[0])} and {second} is "
+                            f"{b[1].name}{list(b[0])} (all: {_describe(a_avals)} vs "
+                            f"{_describe(b_avals)}); cast with wt.astype or reshape so both "
+                            f"match")
+
+
+def _device_of(tensors):
+    from ..device import default_device
+
+    return next((t.device for t in tensors), None) or default_device()
+
+
+# -- running sub-graphs -------------------------------------------------------------------------
+
+def _dense(real, t: Tensor):
+    """The buffer of ``t`` as a dense value (copied when ``t`` is a strided view)."""
+    if t._dense:
+        return t._data
+    out = Tensor._wrap(real.alloc(t.dtype, t.size), t.shape, t.dtype, t.device)
+    if t.size:
+        real.copy(out, t)
+    return out._data
+
+
+def _predicate(t: Tensor, fn: str) -> bool:
+    if t.size != 1:
+        raise TypeError(f"wt.{fn}: the predicate must be a scalar, got shape {t.shape}; reduce "
+                        f"it with wt.any / wt.all first")
+    return bool(t.device._real_backend().to_values(t)[0])
+
+
+# -- cond ------------------------------------------------------------------------------------------
+
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
+
+    Both functions are traced and must return the same structure, shapes and dtypes.  Inside
+    ``wt.jit`` this is one node (the predicate is read when the program runs); use
+    ``wt.where`` instead when both sides are cheap and you want no host read at all.
+    """
+    for f, what in ((true_fun, "true_fun"), (false_fun, "false_fun")):
+        if not callable(f):
+            raise TypeError(f"wt.cond: {what} must be a function, got {f!r}")
+    device = _first_device(pred, operands)
+    leaves, in_tree = _leaves(operands, "cond", "the operands", device)
+    p = _leaves(pred, "cond", "pred", device)[0][0]
+    if p.size != 1:
+        raise TypeError(f"wt.cond: pred must be a scalar (one element), got shape {p.shape}; "
+                        f"reduce it with wt.any / wt.all first")
+    if p.dtype.kind == "c":
+        raise TypeError("wt.cond: pred must be a bool or real number, got a complex tensor")
+    avals = [_aval(t) for t in leaves]
+    t_sub = _trace_sub(true_fun, avals, in_tree, "cond", "true_fun", spread=True)
+    f_sub = _trace_sub(false_fun, avals, in_tree, "cond", "false_fun", spread=True)
+    _check_same("cond", "true_fun", t_sub.out_tree, t_sub.out_avals, "false_fun",
+                f_sub.out_tree, f_sub.out_avals)
+    trace = _tracing.active()
+    if trace is None:  # eager: run the chosen branch now
+        return _run_sub_eager(t_sub if _predicate(p, "cond") else f_sub, leaves)
+    if not _tracing.is_traced(p):  # a known predicate inside a trace: inline that branch
+        chosen = true_fun if _predicate(p, "cond") else false_fun
+        return chosen(*pytree.unflatten(in_tree, leaves))
+    outs = _record(trace, "cond", [p] + leaves, [t_sub, f_sub],
+                   {"true": t_sub.graph, "false": f_sub.graph}, t_sub.out_avals, {})
+    return pytree.unflatten(t_sub.out_tree, outs)
+
+
+def _run_sub_eager(sub: _Sub, leaves):
+    device = _device_of(leaves + sub.captures)
+    exe = Executable(sub.graph, device)
+    outs = exe(list(leaves) + list(sub.captures))
+    return pytree.unflatten(sub.out_tree, outs)
+
+
+def _record(trace, prim, operands, subs, graphs, out_avals, params):
+    """Append a control node reading ``operands`` then each sub-graph's captures."""
+    args = list(operands)
+    capture_slices = []
+    for sub in subs:
+        start = len(args)
+        args.extend(sub.captures)
+        capture_slices.append((start, len(args)))
+    views = tuple(trace.view_of(t) for t in args)
+    device = _device_of(args)
+    results = tuple(Value(a[1], a[0], device, "node") for a in out_avals)
+    node = Node(prim, views, None, None, results, device,
+                params={"graphs": graphs, "captures": tuple(capture_slices), **params})
+    trace.define(node)
+    return [trace.wrap_value(v, a[2], a[3]) for v, a in zip(results, out_avals)]
+
+
+def _cond_step(exe: Executable, index: int, node: Node):
+    real, device = exe.real, exe.device
+    pred_b = exe._view_builder(node.args[0])
+    builders = [exe._view_builder(v) for v in node.args]
+    (t0, t1), (f0, f1) = node.params["captures"]
+    n_ops = t0
+    branches = {True: (Executable(node.params["graphs"]["true"], device), t0, t1),
+                False: (Executable(node.params["graphs"]["false"], device), f0, f1)}
+    out_slots = [exe._slot_of(v) for v in node.results]
+
+    def step(env):
+        taken = _predicate(pred_b(env), "cond")
+        sub, c0, c1 = branches[taken]
+        ins = [builders[i](env) for i in range(1, n_ops)] + \
+              [builders[i](env) for i in range(c0, c1)]
+        outs = sub(ins)
+        for slot, t in zip(out_slots, outs):
+            env[slot] = _dense(real, t)
+    return step
+
+
+CONTROL["cond"] = _cond_step
+
+
+# -- while_loop ----------------------------------------------------------------------------------
+
+def while_loop(cond_fun, body_fun, init_val):
+    """``val = init_val; while cond_fun(val): val = body_fun(val); return val``.
+
+    ``body_fun`` must return the structure, shapes and dtypes it receives.  The condition is read
+    on the host every iteration.  Reverse-mode gradients cannot go through it (its trip count is
+    unknown while tracing): use ``wt.fori_loop`` with Python-int bounds or ``wt.scan``.
+    """
+    for f, what in ((cond_fun, "cond_fun"), (body_fun, "body_fun")):
+        if not callable(f):
+            raise TypeError(f"wt.while_loop: {what} must be a function, got {f!r}")
+    leaves, in_tree = _leaves(init_val, "while_loop", "init_val")
+    avals = [_aval(t) for t in leaves]
+    c_sub = _trace_sub(cond_fun, avals, in_tree, "while_loop", "cond_fun")
+    if len(c_sub.out_avals) != 1 or c_sub.out_avals[0][0] not in ((), (1,)):
+        raise TypeError(f"wt.while_loop: cond_fun must return one scalar, got "
+                        f"{_describe(c_sub.out_avals) or 'nothing'}")
+    b_sub = _trace_sub(body_fun, avals, in_tree, "while_loop", "body_fun")
+    _check_same("while_loop", "init_val", in_tree, avals, "body_fun's result",
+                b_sub.out_tree, b_sub.out_avals)
+    trace = _tracing.active()
+    if trace is None:
+        device = _device_of(leaves)
+        outs = _run_while(Executable(c_sub.graph, device), Executable(b_sub.graph, device),
+                          leaves, c_sub.captures, b_sub.captures)
+        return pytree.unflatten(in_tree, _restore_meta(outs, avals))
+    outs = _record(trace, "while_loop", leaves, [c_sub, b_sub],
+                   {"cond": c_sub.graph, "body": b_sub.graph}, avals, {})
+    return pytree.unflatten(in_tree, outs)
+
+
+def _restore_meta(tensors, avals):
+    """Loop results keep the initial value's weak flag and names."""
+    return [Tensor._wrap(t._data, t.shape, t.dtype, t.device, strides=t.strides,
+                         offset=t.offset, weak=a[2], names=a[3]) for t, a in zip(tensors, avals)]
+
+
+def _run_while(cond_exe, body_exe, carry, c_caps, b_caps):
+    carry = list(carry)
+    while _predicate(cond_exe(carry + list(c_caps))[0], "while_loop"):
+        carry = body_exe(carry + list(b_caps))
+    return carry
+
+
+def _while_step(exe: Executable, index: int, node: Node):
+    real, device = exe.real, exe.device
+    builders = [exe._view_builder(v) for v in node.args]
+    (c0, c1), (b0, b1) = node.params["captures"]
+    n = c0
+    cond_exe = Executable(node.params["graphs"]["cond"], device)
+    body_exe = Executable(node.params["graphs"]["body"], device)
+    out_slots = [exe._slot_of(v) for v in node.results]
+
+    def step(env):
+        vals = [b(env) for b in builders]
+        outs = _run_while(cond_exe, body_exe, vals[:n], vals[c0:c1], vals[b0:b1])
+        for slot, t in zip(out_slots, outs):
+            env[slot] = _dense(real, t)
+    return step
+
+
+CONTROL["while_loop"] = _while_step
+
+
+# -- scan and fori_loop ----------------------------------------------------------------------------
+
+def scan(f, init, xs=None, length=None, reverse=False):
+    """JAX's ``lax.scan``: ``carry, y = f(carry, x)`` for each ``x`` along the leading axis of
+    ``xs``; returns ``(carry, ys)`` with the ``y`` stacked along a new leading axis.
+
+    ``xs`` may be None (then ``length`` is required and ``f`` receives None); ``reverse`` walks
+    from the end (``ys`` stays in the order of ``xs``).
+    """
+    if not callable(f):
+        raise TypeError(f"wt.scan: f must be a function, got {f!r}")
+    device = _first_device(init, xs)
+    c_leaves, c_tree = _leaves(init, "scan", "init", device)
+    x_leaves, x_tree = _leaves(xs, "scan", "xs", device)
+    n = _scan_length(x_leaves, length)
+    x_avals = [(t.shape[1:], t.dtype, t.weak, None if t.names is None else t.names[1:],
+                t.device) for t in x_leaves]
+    c_avals = [_aval(t) for t in c_leaves]
+    in_tree = pytree.TreeDef("tuple", None, (c_tree, x_tree))
+    sub = _trace_sub(f, c_avals + x_avals, in_tree, "scan", "f", spread=True)
+    out = sub.out_tree
+    if out.kind not in ("tuple", "list") or len(out.children) != 2:
+        raise TypeError(f"wt.scan: f must return a pair (carry, y), got the structure {out}")
+    c_out_tree, y_tree = out.children
+    n_c = c_out_tree.num_leaves
+    _check_same("scan", "init", c_tree, c_avals, "f's carry", c_out_tree, sub.out_avals[:n_c])
+    y_avals = [((n,) + a[0], a[1], a[2], None if a[3] is None else (None,) + a[3], a[4])
+               for a in sub.out_avals[n_c:]]
+    trace = _tracing.active()
+    if trace is None:
+        device = _device_of(c_leaves + x_leaves)
+        exe = Executable(sub.graph, device)
+        carry, ys = _run_scan(exe, device, c_leaves, x_leaves, sub.captures, n, reverse,
+                              y_avals)
+        carry = _restore_meta(carry, c_avals)
+        ys = _restore_meta(ys, y_avals)
+    else:
+        outs = _record(trace, "scan_loop", c_leaves + x_leaves, [sub], {"body": sub.graph},
+                       c_avals + y_avals, {"length": n, "reverse": bool(reverse),
+                                           "n_carry": len(c_leaves)})
+        carry, ys = outs[:len(c_leaves)], outs[len(c_leaves):]
+    return pytree.unflatten(c_out_tree, carry), pytree.unflatten(y_tree, ys)
+
+
+def _scan_length(x_leaves, length) -> int:
+    lengths = {t.shape[0] if t.ndim else None for t in x_leaves}
+    if None in lengths:
+        raise ValueError("wt.scan: every leaf of xs needs a leading axis to scan over; got a "
+                         "0-d tensor")
+    if length is not None:
+        if isinstance(length, bool) or not isinstance(length, int) or length < 0:
+            raise TypeError(f"wt.scan: length must be a non-negative Python int, got "
+                            f"{length!r}")
+        lengths.add(length)
+    if not lengths:
+        raise ValueError("wt.scan: with xs=None, pass length= (the number of steps)")
+    if len(lengths) > 1:
+        raise ValueError(f"wt.scan: the leading axes of xs (and length=) disagree: "
+                         f"{sorted(lengths)}; every leaf must have the same number of steps")
+    return lengths.pop()
+
+
+def _run_scan(exe, device, carry, xs, caps, n, reverse, y_avals):
+    real = device._real_backend()
+    ys = [Tensor._wrap(real.alloc(a[1], _size(a[0])), a[0], a[1], device) for a in y_avals]
+    carry = list(carry)
+    caps = list(caps)
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    for t in order:
+        x_t = [x._view(x.shape[1:], x.strides[1:], x.offset + t * x.strides[0])
+               for x in xs]
+        outs = exe(carry + x_t + caps)
+        carry = outs[:len(carry)]
+        for y, out in zip(ys, outs[len(carry):]):
+            if out.size:
+                real.assign(y._view(y.shape[1:], y.strides[1:], y.offset + t * y.strides[0]),
+                            out)
+    return carry, ys
+
+
+def _size(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _scan_step(exe: Executable, index: int, node: Node):
+    real, device = exe.real, exe.device
+    builders = [exe._view_builder(v) for v in node.args]
+    ((c0, c1),) = node.params["captures"]
+    n_carry = node.params["n_carry"]
+    n, reverse = node.params["length"], node.params["reverse"]
+    body = Executable(node.params["graphs"]["body"], device)
+    out_slots = [exe._slot_of(v) for v in node.results]
+    y_avals = [(v.shape, v.dtype, False, None, device) for v in node.results[n_carry:]]
+
+    def step(env):
+        vals = [b(env) for b in builders]
+        carry, ys = _run_scan(body, device, vals[:n_carry], vals[n_carry:c0], vals[c0:c1], n,
+                              reverse, y_avals)
+        for slot, t in zip(out_slots, carry + ys):
+            env[slot] = _dense(real, t)
+    return step
+
+
+CONTROL["scan_loop"] = _scan_step
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
+
+    With Python-int bounds the trip count is known and the loop is a ``scan`` (no host reads,
+    differentiable in both modes); with tensor bounds it is a ``while_loop``.  ``i`` is a 0-d
+    tensor of the bounds' integer dtype (the default int for Python ints).
+    """
+    if not callable(body_fun):
+        raise TypeError(f"wt.fori_loop: body_fun must be a function, got {body_fun!r}")
+    static = all(b.__class__ is int for b in (lower, upper))
+    if static:
+        from ..api.creation import arange
+
+        n = max(upper - lower, 0)
+
+        def step(carry, i):
+            return body_fun(i, carry), None
+        idx = arange(lower, lower + n, dtype=_d.default_int_dtype(),
+                     device=_first_device(init_val))
+        carry, _ = scan(step, init_val, idx, length=n)
+        return carry
+    from ..api import elementwise as ew
+    from ..api.creation import asarray
+
+    device = _first_device(lower, upper, init_val)
+    lo = lower if lower.__class__ is Tensor else asarray(lower, device=device)
+    hi = upper if upper.__class__ is Tensor else asarray(upper, device=device)
+    for b, what in ((lo, "lower"), (hi, "upper")):
+        if b.ndim or b.dtype.kind not in "iu":
+            raise TypeError(f"wt.fori_loop: {what} must be an integer scalar, got "
+                            f"{b.dtype.name}{list(b.shape)}")
+    def c(state):
+        return ew.less(state[0], hi)
+
+    def b(state):
+        i, val = state
+        return ew.add(i, 1), body_fun(i, val)
+    _, out = while_loop(c, b, (lo, init_val))
+    return out
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)``, index clamped to the valid range (JAX's lax.switch)."""
+    branches = list(branches)
+    if not branches or not all(callable(b) for b in branches):
+        raise TypeError("wt.switch: branches must be a non-empty sequence of functions")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    from ..api import elementwise as ew
+
+    i = ew.clip(index, 0, len(branches) - 1)
+    if len(branches) == 2:
+        return cond(ew.equal(i, 0), branches[0], branches[1], *operands)
+    return cond(ew.equal(i, 0), branches[0],
+                lambda *ops: switch(ew.subtract(i, 1), branches[1:], *ops), *operands)
+
+
+__all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..backends.base import computes_in_float64
 from ..tensor import Tensor
+from .fuse import fused_graph
 from .ir import Graph, Value, View
 
 # Primitives whose ``out`` must be a fresh dense tensor: when the graph writes them into part
@@ -26,9 +27,13 @@ class Executable:
     """A graph prepared for one device: slots for its values and one step per node."""
 
     def __init__(self, graph: Graph, device, steps=None):
-        self.graph = graph
         self.device = device
         self.real = device._real_backend()
+        self.lowering = lowering_for(self.real)
+        if self.lowering is not None:
+            graph = fused_graph(graph, self.lowering.fusable,
+                                self.lowering.max_bindings(self.real))
+        self.graph = graph
         self.slot: dict[int, int] = {}
         self.persistent: list[tuple[int, Value]] = []  # literals and constants, made once
         self.bound: list[tuple[int, Value]] = []  # captured buffers, bound by reference
@@ -85,6 +90,13 @@ class Executable:
     def _step(self, index: int, node):
         if node.prim in CONTROL:
             return CONTROL[node.prim](self, index, node)
+        if node.prim == "fused":
+            members = [self._step(index, m) for m in node.members]
+
+            def one_by_one(env):
+                for member in members:
+                    member(env)
+            return self.lowering.group_step(self, index, node, one_by_one)
         real, device = self.real, self.device
         method = getattr(real, node.prim)
         if node.params.get("internal_float64"):
@@ -230,3 +242,16 @@ def _frees(graph, last_use, slots, n_nodes) -> list[list[int]]:
 
 
 CONTROL: dict = {}  # prim -> step factory (control.py registers cond, while, scan)
+
+# backend name -> module with fusable(node), max_bindings(backend), group_step(...)
+LOWERINGS = {"webgpu": "webtensor.compile.webgpu_codegen"}
+
+
+def lowering_for(backend):
+    """The module that fuses elementwise groups for ``backend``, or None (node by node)."""
+    name = LOWERINGS.get(getattr(backend, "name", None))
+    if name is None:
+        return None
+    import importlib
+
+    return importlib.import_module(name)

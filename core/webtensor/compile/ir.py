@@ -179,4 +179,29 @@ class Graph:
 
         return format_graph(self)
 
+    def fused(self, device=None) -> str:
+        """How the program is split into kernels on ``device`` (default: the device it was
+        traced on): one block per kernel, elementwise chains fused on WebGPU."""
+        from .execute import lowering_for
+        from .fuse import fused_graph
+        from .printer import format_kernels
+
+        if device is None:
+            devices = [v.device for v in self.inputs] + [n.device for n in self.nodes]
+            device = devices[0] if devices else None
+        if device is None:
+            from ..device import default_device
+
+            device = default_device()
+        elif isinstance(device, str):
+            from ..device import as_device
+
+            device = as_device(device, "Graph.fused")
+        lowering = lowering_for(device._real_backend())
+        graph = self
+        if lowering is not None:
+            graph = fused_graph(self, lowering.fusable,
+                                lowering.max_bindings(device._real_backend()))
+        return format_kernels(self, graph, device)
+
     __repr__ = __str__

@@ -131,3 +131,28 @@ def _control_lines(node, namer, pad) -> list[str]:
         lines.append(f"{pad}  {label}:")
         lines.append(format_graph(sub, indent=len(pad) + 4))
     return lines
+
+
+def format_kernels(original: Graph, graph: Graph, device) -> str:
+    """The kernels ``graph`` (a partition of ``original``) runs on ``device``, one block each."""
+    namer = _Namer()
+    for v in original.inputs:
+        namer(v)
+    for node in original.nodes:  # name values as the plain listing does
+        for v in node.results:
+            namer(v)
+    lines = [f"{original.fun_name} on {device.name}: {len(graph.nodes)} kernel"
+             f"{'s' if len(graph.nodes) != 1 else ''} for {len(original.nodes)} node"
+             f"{'s' if len(original.nodes) != 1 else ''}"]
+    for k, node in enumerate(graph.nodes, 1):
+        if node.prim == "fused":
+            ins = " ".join(sorted({_ref(v, namer) for v in node.inputs}))
+            outs = " ".join(namer(v) for v in node.results)
+            lines.append(f"  kernel {k}: fused {len(node.members)} ops, reads {ins or '-'}, "
+                         f"writes {outs}")
+            for m in node.members:
+                lines.extend(_node_lines(m, namer, "      "))
+        else:
+            lines.append(f"  kernel {k}:")
+            lines.extend(_node_lines(node, namer, "      "))
+    return "\n".join(lines)

@@ -244,7 +244,8 @@ def _frees(graph, last_use, slots, n_nodes) -> list[list[int]]:
 CONTROL: dict = {}  # prim -> step factory (control.py registers cond, while, scan)
 
 # backend name -> module with fusable(node), max_bindings(backend), group_step(...)
-LOWERINGS = {"webgpu": "webtensor.compile.webgpu_codegen"}
+LOWERINGS = {"webgpu": "webtensor.compile.webgpu_codegen",
+             "python": "webtensor.compile.python_codegen"}
 
 
 def lowering_for(backend):

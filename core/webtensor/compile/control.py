@@ -20,6 +20,7 @@ from ..tensor import Tensor
 from . import pytree
 from .execute import CONTROL, Executable
 from .ir import Node, Value
+from .replay import CONTROL_REPLAY, inline
 from .trace import Trace
 
 # -- tracing a function into a sub-graph ---------------------------------------------------------
@@ -456,3 +457,41 @@ def switch(index, branches, *operands):
 
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
+
+
+# -- replaying control nodes (inlining a graph that contains them) ---------------------------------
+
+def _replay_cond(rp, node):
+    args = [rp.tensor(v) for v in node.args]
+    (t0, t1), (f0, f1) = node.params["captures"]
+    graphs = node.params["graphs"]
+    t_caps, f_caps = args[t0:t1], args[f0:f1]
+    return cond(args[0], lambda *ops: inline(graphs["true"], list(ops) + t_caps),
+                lambda *ops: inline(graphs["false"], list(ops) + f_caps), *args[1:t0])
+
+
+def _replay_while(rp, node):
+    args = [rp.tensor(v) for v in node.args]
+    (c0, c1), (b0, b1) = node.params["captures"]
+    graphs = node.params["graphs"]
+    c_caps, b_caps = args[c0:c1], args[b0:b1]
+    return while_loop(lambda c: inline(graphs["cond"], list(c) + c_caps)[0],
+                      lambda c: inline(graphs["body"], list(c) + b_caps), args[:c0])
+
+
+def _replay_scan(rp, node):
+    args = [rp.tensor(v) for v in node.args]
+    ((c0, c1),) = node.params["captures"]
+    n_carry = node.params["n_carry"]
+    caps = args[c0:c1]
+    body = node.params["graphs"]["body"]
+
+    def f(c, x):
+        outs = inline(body, list(c) + list(x) + caps)
+        return outs[:n_carry], outs[n_carry:]
+    carry, ys = scan(f, args[:n_carry], args[n_carry:c0], length=node.params["length"],
+                     reverse=node.params["reverse"])
+    return list(carry) + list(ys)
+
+
+CONTROL_REPLAY.update(cond=_replay_cond, while_loop=_replay_while, scan_loop=_replay_scan)

@@ -109,9 +109,13 @@ from .compile import (  # noqa: E402
     ConcretizationError,
     cond,
     fori_loop,
+    grad,
     jit,
     make_graph,
     scan,
+    stop_gradient,
     switch,
+    value_and_grad,
+    vjp,
     while_loop,
 )

@@ -6,8 +6,9 @@ package order) holds the one switch the lower layers consult.
 """
 
 from .._tracing import ConcretizationError
+from .ad import grad, stop_gradient, value_and_grad, vjp
 from .control import cond, fori_loop, scan, switch, while_loop
 from .jit import Jitted, jit, make_graph
 
-__all__ = ["ConcretizationError", "Jitted", "cond", "fori_loop", "jit", "make_graph", "scan",
-           "switch", "while_loop"]
+__all__ = ["ConcretizationError", "Jitted", "cond", "fori_loop", "grad", "jit", "make_graph",
+           "scan", "stop_gradient", "switch", "value_and_grad", "vjp", "while_loop"]

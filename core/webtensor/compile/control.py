@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import pytree
 from .execute import CONTROL, Executable
 from .ir import Node, Value
-from .replay import CONTROL_REPLAY, inline
+from .replay import CONTROL_REPLAY, Replay, inline
 from .trace import Trace
 
 # -- tracing a function into a sub-graph ---------------------------------------------------------
@@ -97,6 +97,20 @@ def _first_device(*trees):
             if x.__class__ is Tensor:
                 return x.device
     return None
+
+
+def _promote_weak(leaves, out_avals):
+    """Initial loop values that are weak (Python numbers) and whose dtype the body changes,
+    cast to the body's dtype; None when nothing changes."""
+    from ..tensor import cast
+
+    changed = False
+    out = list(leaves)
+    for i, (t, a) in enumerate(zip(leaves, out_avals)):
+        if t.weak and t.shape == a[0] and t.dtype is not a[1]:
+            out[i] = cast(t, a[1], weak=a[2])
+            changed = True
+    return out if changed else None
 
 
 def _describe(avals) -> str:
@@ -244,6 +258,12 @@ def while_loop(cond_fun, body_fun, init_val):
         raise TypeError(f"wt.while_loop: cond_fun must return one scalar, got "
                         f"{_describe(c_sub.out_avals) or 'nothing'}")
     b_sub = _trace_sub(body_fun, avals, in_tree, "while_loop", "body_fun")
+    promoted = _promote_weak(leaves, b_sub.out_avals)
+    if promoted is not None:  # a weak initial value takes the body's dtype (as in JAX)
+        leaves = promoted
+        avals = [_aval(t) for t in leaves]
+        c_sub = _trace_sub(cond_fun, avals, in_tree, "while_loop", "cond_fun")
+        b_sub = _trace_sub(body_fun, avals, in_tree, "while_loop", "body_fun")
     _check_same("while_loop", "init_val", in_tree, avals, "body_fun's result",
                 b_sub.out_tree, b_sub.out_avals)
     trace = _tracing.active()
@@ -313,6 +333,13 @@ def scan(f, init, xs=None, length=None, reverse=False):
     out = sub.out_tree
     if out.kind not in ("tuple", "list") or len(out.children) != 2:
         raise TypeError(f"wt.scan: f must return a pair (carry, y), got the structure {out}")
+    if out.children[0].num_leaves == len(c_leaves):
+        promoted = _promote_weak(c_leaves, sub.out_avals[:len(c_leaves)])
+        if promoted is not None:  # a weak initial carry takes f's dtype (as in JAX)
+            c_leaves = promoted
+            c_avals = [_aval(t) for t in c_leaves]
+            sub = _trace_sub(f, c_avals + x_avals, in_tree, "scan", "f", spread=True)
+            out = sub.out_tree
     c_out_tree, y_tree = out.children
     n_c = c_out_tree.num_leaves
     _check_same("scan", "init", c_tree, c_avals, "f's carry", c_out_tree, sub.out_avals[:n_c])
@@ -495,3 +522,134 @@ def _replay_scan(rp, node):
 
 
 CONTROL_REPLAY.update(cond=_replay_cond, while_loop=_replay_while, scan_loop=_replay_scan)
+
+
+# -- reverse mode through control nodes ----------------------------------------------------------
+
+def _float_positions(views) -> list[int]:
+    return [i for i, v in enumerate(views) if v.dtype.kind in "fc"]
+
+
+def _zeros_for(t: Tensor) -> Tensor:
+    from ..api.creation import zeros
+    from .ad import accumulation_dtype
+
+    return zeros(t.shape, dtype=accumulation_dtype(t.dtype), device=t.device)
+
+
+def _as_cotangent(g, t: Tensor) -> Tensor:
+    from ..tensor import cast
+    from .ad import accumulation_dtype
+
+    if g is None:
+        return _zeros_for(t)
+    return cast(g, accumulation_dtype(t.dtype), weak=False)
+
+
+def _cond_vjp(node, rp, gs):
+    from .ad import backward
+
+    views = list(node.args)
+    (t0, t1), (f0, f1) = node.params["captures"]
+    graphs = node.params["graphs"]
+    pred = rp.tensor(views[0])
+    ins = [rp.tensor(v) for v in views[1:]]
+    n_ops, n_ins = t0 - 1, len(ins)
+    diff = _float_positions(views[1:])
+    outs = [rp.value(r) for r in node.results]
+    g_outs = [_as_cotangent(g, o) for g, o in zip(gs, outs) if o.dtype.kind in "fc"]
+    float_out = [k for k, o in enumerate(outs) if o.dtype.kind in "fc"]
+
+    def branch(graph, lo, hi):
+        def f(*args):
+            ins_, gs_ = list(args[:n_ins]), list(args[n_ins:])
+            sub = Replay(graph, ins_[:n_ops] + ins_[lo:hi])
+            sub.run()
+            cts = [None] * len(graph.outputs)
+            for k, g in zip(float_out, gs_):
+                cts[k] = g
+            grads = backward(graph, sub, cts)
+            result = []
+            for i in diff:
+                if i < n_ops:
+                    g = grads[i]
+                elif lo <= i < hi:
+                    g = grads[n_ops + i - lo]
+                else:
+                    g = None
+                result.append(_as_cotangent(g, ins_[i]))
+            return result
+        return f
+
+    grads = cond(pred, branch(graphs["true"], t0 - 1, t1 - 1),
+                 branch(graphs["false"], f0 - 1, f1 - 1), *ins, *g_outs)
+    return [(views[1 + i], g) for i, g in zip(diff, grads)]
+
+
+def _while_vjp(node, rp, gs):
+    raise TypeError("wt.grad: reverse-mode differentiation through wt.while_loop is not "
+                    "possible: its number of iterations is unknown while tracing. Use "
+                    "wt.fori_loop with Python-int bounds or wt.scan (forward mode, wt.jvp, "
+                    "works through while_loop)")
+
+
+def _scan_vjp(node, rp, gs):
+    from .ad import backward
+
+    views = list(node.args)
+    ((c0, c1),) = node.params["captures"]
+    n_carry, length, reverse = (node.params["n_carry"], node.params["length"],
+                                node.params["reverse"])
+    body = node.params["graphs"]["body"]
+    init = [rp.tensor(v) for v in views[:n_carry]]
+    xs = [rp.tensor(v) for v in views[n_carry:c0]]
+    caps = [rp.tensor(v) for v in views[c0:c1]]
+    n_x = len(xs)
+    outs = [rp.value(r) for r in node.results]
+    c_diff = _float_positions(views[:n_carry])
+    x_diff = _float_positions(views[n_carry:c0])
+    k_diff = _float_positions(views[c0:c1])
+    y_diff = [j for j, o in enumerate(outs[n_carry:]) if o.dtype.kind in "fc"]
+
+    # the carry entering each step, recomputed by a forward scan
+    def forward(c, x):
+        res = inline(body, list(c) + list(x) + caps)
+        return res[:n_carry], list(c)
+    _, carries = scan(forward, init, xs, length=length, reverse=reverse)
+
+    g_carry = [_as_cotangent(gs[i], outs[i]) for i in c_diff]
+    g_ys = [_as_cotangent(gs[n_carry + j], outs[n_carry + j]) for j in y_diff]
+    g_caps = [_zeros_for(caps[k]) for k in k_diff]
+
+    def step(state, inp):
+        gc, gk = state
+        c_t, x_t, gy_t = inp
+        sub = Replay(body, list(c_t) + list(x_t) + caps)
+        sub.run()
+        cts = [None] * len(body.outputs)
+        for i, g in zip(c_diff, gc):
+            cts[i] = g
+        for j, g in zip(y_diff, gy_t):
+            cts[n_carry + j] = g
+        grads = backward(body, sub, cts)
+        new_c = [_as_cotangent(grads[i], c_t[i]) for i in c_diff]
+        g_x = [_as_cotangent(grads[n_carry + i], x_t[i]) for i in x_diff]
+        new_k = [acc + _as_cotangent(grads[n_carry + n_x + k], caps[k])
+                 for acc, k in zip(gk, k_diff)]
+        return (new_c, new_k), g_x
+
+    (g_init, g_k), g_xs = scan(step, (g_carry, g_caps), (carries, xs, g_ys), length=length,
+                               reverse=not reverse)
+    pairs = [(views[i], g) for i, g in zip(c_diff, g_init)]
+    pairs += [(views[n_carry + i], g) for i, g in zip(x_diff, g_xs)]
+    pairs += [(views[c0 + k], g) for k, g in zip(k_diff, g_k)]
+    return pairs
+
+
+def _register_vjps():
+    from .rules import CONTROL_VJP
+
+    CONTROL_VJP.update(cond=_cond_vjp, while_loop=_while_vjp, scan_loop=_scan_vjp)
+
+
+_register_vjps()

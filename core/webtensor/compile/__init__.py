@@ -6,9 +6,11 @@ package order) holds the one switch the lower layers consult.
 """
 
 from .._tracing import ConcretizationError
-from .ad import grad, stop_gradient, value_and_grad, vjp
+from .ad import grad, hessian, jacfwd, jacrev, stop_gradient, value_and_grad, vjp
+from .batching import vmap
 from .control import cond, fori_loop, scan, switch, while_loop
+from .forward import jvp
 from .jit import Jitted, jit, make_graph
 
-__all__ = ["ConcretizationError", "Jitted", "cond", "fori_loop", "grad", "jit", "make_graph",
-           "scan", "stop_gradient", "switch", "value_and_grad", "vjp", "while_loop"]
+__all__ = ["ConcretizationError", "Jitted", "cond", "fori_loop", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "make_graph",
+           "scan", "stop_gradient", "switch", "value_and_grad", "vjp", "vmap", "while_loop"]

@@ -399,3 +399,88 @@ def stop_gradient(x):
     from .rules import stop_gradient as _stop
 
     return pytree.tree_map(_stop, x)
+
+
+# -- Jacobians and Hessians ----------------------------------------------------------------------
+
+def _basis(t: Tensor) -> Tensor:
+    """The ``t.size`` unit tensors shaped like ``t``, stacked: shape ``(n,) + t.shape``."""
+    from ..api import creation as _c
+    from ..api import manipulation as _m
+
+    n = t.size
+    return _m.reshape(_c.eye(n, dtype=t.dtype, device=t.device), (n,) + t.shape)
+
+
+def _jacobian(fun, argnums, mode: str):
+    fn = "jacfwd" if mode == "fwd" else "jacrev"
+    if not callable(fun):
+        raise TypeError(f"wt.{fn}: expected a function, got {fun!r}")
+
+    def jac(*args, **kwargs):
+        from ..api import manipulation as _m
+        from .batching import vmap
+        from .forward import jvp
+
+        nums = _argnums(argnums, len(args), fn)
+        for k in nums:
+            if args[k].__class__ is not Tensor:
+                from ..api.creation import asarray
+
+                args = args[:k] + (asarray(args[k]),) + args[k + 1:]
+            _check_grad_inputs([args[k]], fn, [k])
+
+        def partial(*d):
+            full = list(args)
+            for k, v in zip(nums, d):
+                full[k] = v
+            return fun(*full, **kwargs)
+
+        xs = [args[k] for k in nums]
+        results = []
+        if mode == "rev":
+            out, vjp_fn = vjp(partial, *xs)
+            if out.__class__ is not Tensor:
+                raise TypeError(f"wt.{fn}: the function must return one tensor, got "
+                                f"{type(out).__name__}")
+            rows = vmap(lambda ct: vjp_fn(ct))(_basis(out))
+            for x, r in zip(xs, rows):
+                results.append(_m.reshape(r, out.shape + x.shape))
+        else:
+            for i, x in enumerate(xs):
+                def column(v, i=i):
+                    tangents = [v if j == i else _zeros_like(x_) for j, x_ in enumerate(xs)]
+                    return jvp(partial, tuple(xs), tuple(tangents))[1]
+                cols = vmap(column)(_basis(x))  # (n, *out.shape)
+                if cols.__class__ is not Tensor:
+                    raise TypeError(f"wt.{fn}: the function must return one tensor")
+                out_shape = cols.shape[1:]
+                moved = _m.moveaxis(cols, 0, -1) if cols.ndim > 1 else cols
+                results.append(_m.reshape(moved, out_shape + x.shape))
+        return results[0] if isinstance(argnums, int) else tuple(results)
+
+    jac.__name__ = f"{fn}({getattr(fun, '__name__', 'fun')})"
+    return jac
+
+
+def _zeros_like(x):
+    from ..api.creation import zeros_like
+
+    return zeros_like(x)
+
+
+def jacrev(fun, argnums=0):
+    """The Jacobian of ``fun`` by reverse mode, one vjp per output element, batched with
+    ``vmap`` (JAX's ``jax.jacrev``): shape ``out.shape + x.shape``."""
+    return _jacobian(fun, argnums, "rev")
+
+
+def jacfwd(fun, argnums=0):
+    """The Jacobian of ``fun`` by forward mode, one jvp per input element, batched with
+    ``vmap`` (JAX's ``jax.jacfwd``): shape ``out.shape + x.shape``."""
+    return _jacobian(fun, argnums, "fwd")
+
+
+def hessian(fun, argnums=0):
+    """The Hessian of a scalar ``fun``: ``jacfwd(jacrev(fun))`` (JAX's ``jax.hessian``)."""
+    return jacfwd(jacrev(fun, argnums), argnums)

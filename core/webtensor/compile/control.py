@@ -653,3 +653,220 @@ def _register_vjps():
 
 
 _register_vjps()
+
+
+# -- forward mode through control nodes ------------------------------------------------------------
+
+def _jvp_sub(graph, ins, tans):
+    """Outputs and their tangents (zeros where none) of ``graph`` on ``ins``."""
+    from ..api.creation import zeros_like
+    from .forward import Forward
+
+    outs, out_t = Forward(graph, ins, tans).run()
+    return outs, [zeros_like(o) if t is None or o.dtype.kind not in "fc" else t
+                  for o, t in zip(outs, out_t)]
+
+
+def _tangents_or_zeros(fw, views):
+    from ..api.creation import zeros_like
+
+    out = []
+    for v in views:
+        t = fw.tangent(v)
+        out.append(zeros_like(fw.rp.tensor(v)) if t is None else t)
+    return out
+
+
+def _cond_jvp(fw, node):
+    views = list(node.args)
+    (t0, t1), (f0, f1) = node.params["captures"]
+    graphs = node.params["graphs"]
+    ins = [fw.rp.tensor(v) for v in views[1:]]
+    tans = _tangents_or_zeros(fw, views[1:])
+    n_ins, n_ops = len(ins), t0 - 1
+
+    def branch(graph, lo, hi):
+        def f(*args):
+            a, t = list(args[:n_ins]), list(args[n_ins:])
+            outs, out_t = _jvp_sub(graph, a[:n_ops] + a[lo:hi], t[:n_ops] + t[lo:hi])
+            return outs + out_t
+        return f
+
+    res = cond(fw.rp.tensor(views[0]), branch(graphs["true"], t0 - 1, t1 - 1),
+               branch(graphs["false"], f0 - 1, f1 - 1), *ins, *tans)
+    k = len(node.results)
+    return res[:k], res[k:]
+
+
+def _while_jvp(fw, node):
+    views = list(node.args)
+    (c0, c1), (b0, b1) = node.params["captures"]
+    graphs = node.params["graphs"]
+    vals = [fw.rp.tensor(v) for v in views]
+    tans = _tangents_or_zeros(fw, views)
+    n = c0
+    c_caps, b_caps = vals[c0:c1], vals[b0:b1]
+    b_tans = tans[b0:b1]
+
+    def cond_fun(state):
+        c, _ = state
+        return inline(graphs["cond"], list(c) + c_caps)[0]
+
+    def body_fun(state):
+        c, t = state
+        outs, out_t = _jvp_sub(graphs["body"], list(c) + b_caps, list(t) + b_tans)
+        return outs, out_t
+
+    c, t = while_loop(cond_fun, body_fun, (vals[:n], tans[:n]))
+    return list(c), list(t)
+
+
+def _scan_jvp(fw, node):
+    views = list(node.args)
+    ((c0, c1),) = node.params["captures"]
+    n_carry = node.params["n_carry"]
+    body = node.params["graphs"]["body"]
+    vals = [fw.rp.tensor(v) for v in views]
+    tans = _tangents_or_zeros(fw, views)
+    caps, k_tans = vals[c0:c1], tans[c0:c1]
+
+    def f(state, inp):
+        c, t = state
+        x, tx = inp
+        outs, out_t = _jvp_sub(body, list(c) + list(x) + caps, list(t) + list(tx) + k_tans)
+        return (outs[:n_carry], out_t[:n_carry]), (outs[n_carry:], out_t[n_carry:])
+
+    (c, t), (ys, tys) = scan(f, (vals[:n_carry], tans[:n_carry]),
+                             (vals[n_carry:c0], tans[n_carry:c0]),
+                             length=node.params["length"], reverse=node.params["reverse"])
+    return list(c) + list(ys), list(t) + list(tys)
+
+
+def _register_jvps():
+    from .forward import CONTROL_JVP
+
+    CONTROL_JVP.update(cond=_cond_jvp, while_loop=_while_jvp, scan_loop=_scan_jvp)
+
+
+_register_jvps()
+
+
+# -- vmap through control nodes --------------------------------------------------------------------
+
+def _batch_sub(graph, ins, flags, size):
+    """Outputs of ``graph`` run batched, every output given the batch axis."""
+    from ..api import manipulation as _m
+    from .batching import Batcher
+
+    outs, out_flags = Batcher(graph, ins, flags, size).run()
+    return [o if b else _m.broadcast_to(_m.expand_dims(o, axis=0), (size,) + o.shape)
+            for o, b in zip(outs, out_flags)]
+
+
+def _batched_args(bt, views):
+    """(tensors with the batch axis in front where batched, flags)."""
+    flags = [bt.is_batched(v.value) for v in views]
+    return [bt.lifted(v) if f else bt.plain(v) for v, f in zip(views, flags)], flags
+
+
+def _cond_batch(bt, node):
+    from .batching import select_batched
+
+    views = list(node.args)
+    (t0, t1), (f0, f1) = node.params["captures"]
+    graphs = node.params["graphs"]
+    ins, flags = _batched_args(bt, views[1:])
+    n_ops, size = t0 - 1, bt.size
+    if not bt.is_batched(views[0].value):
+        def branch(graph, lo, hi):
+            return lambda *a: _batch_sub(graph, list(a[:n_ops]) + list(a[lo:hi]),
+                                         flags[:n_ops] + flags[lo:hi], size)
+        outs = cond(bt.plain(views[0]), branch(graphs["true"], t0 - 1, t1 - 1),
+                    branch(graphs["false"], f0 - 1, f1 - 1), *ins)
+        return outs, [True] * len(outs)
+    # a predicate per example: both branches, then a per-example select
+    yes = _batch_sub(graphs["true"], ins[:n_ops] + ins[t0 - 1:t1 - 1],
+                     flags[:n_ops] + flags[t0 - 1:t1 - 1], size)
+    no = _batch_sub(graphs["false"], ins[:n_ops] + ins[f0 - 1:f1 - 1],
+                    flags[:n_ops] + flags[f0 - 1:f1 - 1], size)
+    pred = bt.lifted(views[0])
+    from ..api import elementwise as ew
+    from ..api import manipulation as _m
+
+    pred = _m.reshape(pred, (size,))
+    if pred.dtype.kind != "b":
+        pred = ew.not_equal(pred, 0)
+    return [select_batched(pred, a, b) for a, b in zip(yes, no)], [True] * len(yes)
+
+
+def _force_batched(t, flag, size):
+    from ..api import manipulation as _m
+
+    return t if flag else _m.broadcast_to(_m.expand_dims(t, axis=0), (size,) + t.shape)
+
+
+def _while_batch(bt, node):
+    from ..api import elementwise as ew
+    from ..api import manipulation as _m
+    from ..api import utility as _u
+    from .batching import select_batched
+
+    views = list(node.args)
+    (c0, c1), (b0, b1) = node.params["captures"]
+    graphs = node.params["graphs"]
+    vals, flags = _batched_args(bt, views)
+    size, n = bt.size, c0
+    carry = [_force_batched(t, f, size) for t, f in zip(vals[:n], flags[:n])]
+    c_caps, cf = vals[c0:c1], flags[c0:c1]
+    b_caps, bf = vals[b0:b1], flags[b0:b1]
+
+    def preds(c):
+        p = _batch_sub(graphs["cond"], list(c) + c_caps, [True] * n + cf, size)[0]
+        p = _m.reshape(p, (size,))
+        return p if p.dtype.kind == "b" else ew.not_equal(p, 0)
+
+    def cond_fun(c):
+        return _u.any(preds(c))
+
+    def body_fun(c):
+        new = _batch_sub(graphs["body"], list(c) + b_caps, [True] * n + bf, size)
+        live = preds(c)
+        return [select_batched(live, a, b) for a, b in zip(new, c)]
+
+    out = while_loop(cond_fun, body_fun, carry)
+    return list(out), [True] * n
+
+
+def _scan_batch(bt, node):
+    from ..api import manipulation as _m
+
+    views = list(node.args)
+    ((c0, c1),) = node.params["captures"]
+    n_carry = node.params["n_carry"]
+    body = node.params["graphs"]["body"]
+    vals, flags = _batched_args(bt, views)
+    size = bt.size
+    carry = [_force_batched(t, f, size) for t, f in zip(vals[:n_carry], flags[:n_carry])]
+    # batched xs are (B, T, ...): scan walks T, so the batch axis goes second
+    xs = [_m.moveaxis(t, 0, 1) if f else t for t, f in zip(vals[n_carry:c0],
+                                                           flags[n_carry:c0])]
+    x_flags = flags[n_carry:c0]
+    caps, k_flags = vals[c0:c1], flags[c0:c1]
+
+    def f(c, x):
+        outs = _batch_sub(body, list(c) + list(x) + caps,
+                          [True] * n_carry + x_flags + k_flags, size)
+        return outs[:n_carry], outs[n_carry:]
+
+    c, ys = scan(f, carry, xs, length=node.params["length"], reverse=node.params["reverse"])
+    ys = [_m.moveaxis(y, 1, 0) for y in ys]
+    return list(c) + ys, [True] * (len(c) + len(ys))
+
+
+def _register_batching():
+    from .batching import CONTROL_BATCH
+
+    CONTROL_BATCH.update(cond=_cond_batch, while_loop=_while_batch, scan_loop=_scan_batch)
+
+
+_register_batching()

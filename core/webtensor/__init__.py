@@ -102,9 +102,9 @@ inf = float("inf")
 nan = float("nan")
 newaxis = None
 
-# Programs (tracing, jit, control flow) run the API above; wt.tf is built from the namespace
-# above: both are imported last.
-from . import tf  # noqa: E402
+# Programs (tracing, jit, control flow, autodiff) run the API above; wt.tf and wt.nn are built
+# from the namespace above: all are imported last.
+from . import nn, tf  # noqa: E402
 from .compile import (  # noqa: E402
     ConcretizationError,
     cond,

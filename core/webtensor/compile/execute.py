@@ -15,6 +15,7 @@ from ..backends.base import computes_in_float64
 from ..tensor import Tensor
 from .fuse import fused_graph
 from .ir import Graph, Value, View
+from .passes import dead_code
 
 # Primitives whose ``out`` must be a fresh dense tensor: when the graph writes them into part
 # of a buffer they run into a temporary that is then assigned.
@@ -30,6 +31,7 @@ class Executable:
         self.device = device
         self.real = device._real_backend()
         self.lowering = lowering_for(self.real)
+        graph = dead_code(graph)
         if self.lowering is not None:
             graph = fused_graph(graph, self.lowering.fusable,
                                 self.lowering.max_bindings(self.real))

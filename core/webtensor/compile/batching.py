@@ -213,6 +213,11 @@ def vmap(fun, in_axes=0, out_axes=0):
                 continue
             if not b:
                 o = _m.broadcast_to(_m.expand_dims(o, axis=0), (size,) + o.shape)
+            if isinstance(ax, bool) or not isinstance(ax, int) or not -o.ndim <= ax < o.ndim:
+                raise ValueError(f"wt.vmap: out_axes={ax!r} is out of bounds for output leaf "
+                                 f"{k}, which has {o.ndim - 1} dimension"
+                                 f"{'s' if o.ndim != 2 else ''} per example; use an axis in "
+                                 f"[{-o.ndim}, {o.ndim})")
             final.append(_m.moveaxis(o, 0, ax) if ax % o.ndim else o)
         return pytree.unflatten(traced.out_tree, final)
 

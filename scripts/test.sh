@@ -122,7 +122,7 @@ PY="$VENV/bin/python"
 stamp="$VENV/.webtensor-dev-install"
 want="$(sha pyproject.toml)"
 have_all='import importlib.util as u, sys
-sys.exit(any(u.find_spec(m) is None for m in ("webtensor", "pytest", "hypothesis", "numpy", "build", "hatchling", "wgpu", "array_api_strict")))'
+sys.exit(any(u.find_spec(m) is None for m in ("webtensor", "pytest", "hypothesis", "numpy", "build", "hatchling", "wgpu", "array_api_strict", "jax")))'
 if [[ "$(cat "$stamp" 2>/dev/null)" == "$want" ]] && "$PY" -c "$have_all" 2>/dev/null; then
   echo "up to date"
 else

@@ -384,6 +384,8 @@ def test_dtype_numpy_dtypes_scalar_types_and_arrays():
     np = pytest.importorskip("numpy")
     seen = set()
     for scalar_type in set(np.sctypeDict.values()):
+        if scalar_type.__module__ != "numpy":
+            continue  # registered by another package (ml_dtypes, which JAX installs): below
         ref = np.dtype(scalar_type)
         if ref.name in NUMPY_NAMES:
             seen.add(ref.name)
@@ -398,6 +400,13 @@ def test_dtype_numpy_dtypes_scalar_types_and_arrays():
             with pytest.raises(TypeError, match="wt.dtype"):
                 wt.dtype(scalar_type)
     assert seen == set(NUMPY_NAMES)
+    try:
+        import ml_dtypes
+    except ImportError:
+        return
+    assert wt.dtype(ml_dtypes.bfloat16) is wt.bfloat16  # the same format under the same name
+    with pytest.raises(TypeError, match="wt.dtype"):
+        wt.dtype(ml_dtypes.int4)
 
 
 @pytest.mark.parametrize(

@@ -468,3 +468,26 @@ def test_loop_errors():
                 return c
             return wt.fori_loop(0, 2, body, v.sum())
         wt.jit(f)(x)
+
+
+def test_constants_are_computed_once_and_outputs_stay_fresh(dev):
+    f = wt.jit(lambda x: (x + wt.arange(3, dtype=x.dtype, device=dev), wt.arange(3, device=dev)))
+    x = wt.zeros((3,), device=dev)
+    a, r1 = f(x)
+    r1[0] = 7  # writing into one call's output must not change the next call's
+    b, r2 = f(x)
+    assert r2.tolist() == [0, 1, 2] and b.tolist() == a.tolist() == [0.0, 1.0, 2.0]
+    assert f.trace_count == 1
+
+
+def test_python_number_arguments_are_values(dev):
+    def f(x, s):
+        s += 1  # rebinds s to a new tensor: the caller's number cannot change
+        t = wt.asarray(s, device=dev) * 1
+        t[...] = 5  # a write into a tensor made from the number
+        return x * s + t
+    jf = wt.jit(f)
+    x = wt.ones((2,), device=dev)
+    assert jf(x, 2.0).tolist() == [8.0, 8.0]
+    assert jf(x, 2.0).tolist() == [8.0, 8.0]  # the cached upload of 2.0 is still 2.0
+    assert jf(x, 3.0).tolist() == [9.0, 9.0] and jf.trace_count == 1

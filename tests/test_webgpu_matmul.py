@@ -22,6 +22,7 @@ for bool, which the frontend computes in int32):
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import pytest
@@ -338,3 +339,22 @@ def test_matmul_float64_still_routes():
         warnings.simplefilter("ignore", RuntimeWarning)
         assert (a @ a).tolist() == [[7.0, 10.0], [15.0, 22.0]]
     assert B.routed[("matmul", "float64")] == before + 1
+
+
+@pytest.mark.parametrize("shape", [((300, 64), (64, 3)), ((2, 300), (300, 64)),
+                                   ((5, 7), (7, 1)), ((4, 3, 9), (9, 2)), ((33, 5), (5, 70))])
+@pytest.mark.parametrize("dt", [wt.float32, wt.int32])
+def test_small_kernel_has_the_tiled_kernels_bits(shape, dt, monkeypatch):
+    """Skinny outputs and short k use one invocation per element; the result is the tiled
+    kernel's, bit for bit (fma in k order, zero products up to a multiple of 16)."""
+    from webtensor.backends.webgpu import matmul as mm
+
+    n_a, n_b = math.prod(shape[0]), math.prod(shape[1])
+    a = wt.reshape(wt.astype(wt.arange(n_a, device=GPU) % 17 - 8, dt) * (0.37 if dt.kind == "f"
+                                                                         else 1), shape[0])
+    b = wt.reshape(wt.astype(wt.arange(n_b, device=GPU) % 13 - 6, dt) * (-1.3 if dt.kind == "f"
+                                                                          else 1), shape[1])
+    small = (a @ b).tobytes()
+    monkeypatch.setattr(mm, "SMALL", 0)
+    tiled = (a @ b).tobytes()
+    assert small == tiled

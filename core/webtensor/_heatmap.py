@@ -599,19 +599,39 @@ def _ipython_shell():
     return getter() if getter is not None else None
 
 
-def show(t, title: str | None = None) -> None:
+def show(t, title: str | None = None, *, figure: str | None = None) -> None:
     """Display ``t`` as a heatmap: through the hook if one is set, in IPython/Jupyter as HTML,
-    otherwise printed as an ANSI heatmap (plain characters when ``NO_COLOR`` is set)."""
+    otherwise printed as an ANSI heatmap (plain characters when ``NO_COLOR`` is set).
+
+    ``figure`` names a figure to draw again in place (a live loss curve, a picture redrawn as
+    training goes): the playground and Jupyter replace the figure shown under that name.
+    """
     if title is not None and not isinstance(title, str):
         raise TypeError(f"wt.show: title must be a str or None, got {type(title).__name__}")
+    if figure is not None and not isinstance(figure, str):
+        raise TypeError(f"wt.show: figure must be a str naming the figure to update, or None, "
+                        f"got {type(figure).__name__}")
     t = _as_tensor(t, "wt.show")
     hook = _show_hook.get()
     if hook is not None:
-        hook(payload(t, title=title))
+        data = payload(t, title=title)
+        if figure is not None:
+            data["figure"] = figure
+        hook(data)
         return
     if _ipython_shell() is not None:
-        from IPython.display import HTML, display
+        from IPython.display import HTML, display, update_display
 
-        display(HTML(_html(t, title)))
+        html = HTML(_html(t, title))
+        if figure is None:
+            display(html)
+        elif figure in _displayed:
+            update_display(html, display_id=f"webtensor-{figure}")
+        else:
+            _displayed.add(figure)
+            display(html, display_id=f"webtensor-{figure}")
         return
     print(to_heatmap(t, title=title, ansi=not os.environ.get("NO_COLOR")))
+
+
+_displayed: set = set()  # figure names already shown in this IPython session

@@ -203,6 +203,18 @@ function appendText(kind, text) {
 function appendFigure(payload) {
   try {
     const fig = renderTensor(payload);
+    // wt.show(t, figure="name") draws that figure again in place (live plots)
+    const name = payload.figure;
+    const old = name ? [...ui.output.querySelectorAll("figure.tensor")]
+      .find((f) => f.dataset.figure === name) : null;
+    if (name) {
+      fig.dataset.figure = name;
+      fig.dataset.updates = String(old ? Number(old.dataset.updates) + 1 : 1);
+    }
+    if (old) {
+      old.replaceWith(fig);
+      return;
+    }
     ui.output.append(fig);
     fig.scrollIntoView({ block: "nearest" });
   } catch (e) {

@@ -45,9 +45,16 @@ class Executable:
             self._slot_of(v)
         nodes = graph.nodes
         self.last_use = _last_uses(graph)
+        self.constant = _constant_nodes(graph) if steps is None else set()
+        self.constant_values = {v.id for i in self.constant for v in nodes[i].results}
         self.steps = steps if steps is not None else [self._step(i, n) for i, n in
                                                       enumerate(nodes)]
         self.frees = _frees(graph, self.last_use, self.slot, len(nodes))
+        # values computed from constants alone: computed on the first call, then kept
+        self.hoisted = [(self.slot[v.id]) for i in sorted(self.constant)
+                        for v in nodes[i].results]
+        self._hoisted_ready = False
+        self._hoisted_slots = frozenset(self.hoisted)
         self.outputs = [self._view_builder(v, keep_meta=True) for v in graph.outputs]
         self.n_slots = len(self.slot)
 
@@ -120,6 +127,7 @@ class Executable:
         base = node.base
         base_slot = None if base is None else self._slot_of(base)
         in_place = (base is not None and base.kind == "node"
+                    and base.id not in self.constant_values  # a kept constant: never reused
                     and self.last_use.get(base.id) == index
                     and all(v.value is not base for v in node.reads()))
         out_strides = None if covers else w.strides
@@ -174,10 +182,23 @@ class Executable:
         for slot, value in self.empties:
             env[slot] = self.real.alloc(value.dtype, value.size)
         frees = self.frees
+        if self._hoisted_ready:
+            for slot in self.hoisted:
+                env[slot] = cache[("hoisted", slot)]
+            constant = self.constant
+        else:
+            constant = ()
         for i, step in enumerate(self.steps):
+            if i in constant:
+                continue
             step(env)
             for slot in frees[i]:
-                env[slot] = None
+                if slot not in self._hoisted_slots:
+                    env[slot] = None
+        if not self._hoisted_ready:
+            for slot in self.hoisted:
+                cache[("hoisted", slot)] = env[slot]
+            self._hoisted_ready = True
         return env
 
     def __call__(self, args: list[Tensor]) -> list[Tensor]:
@@ -216,6 +237,24 @@ class Executable:
                 dst = Tensor._wrap(target.payload, flat, target.dtype, device)
                 if target.size:
                     real.assign(dst, Tensor._wrap(buf, flat, target.dtype, device))
+
+
+def _constant_nodes(graph: Graph) -> set[int]:
+    """Indices of the nodes whose inputs are all literals, embedded constants or results of
+    such nodes (``wt.arange(3)`` inside a jitted function): the same on every call."""
+    constant_values: set[int] = set()
+    out: set[int] = set()
+    # outputs are fresh tensors on every call (the caller may write into them): not kept
+    leaving = {v.value.id for v in graph.outputs} | {f.id for _, f in graph.mutated}
+    for i, node in enumerate(graph.nodes):
+        if node.prim in CONTROL or any(v.id in leaving for v in node.results):
+            continue
+        reads = node.read_values()
+        if all(v.kind == "lit" or v.kind == "const" and isinstance(v.payload, tuple)
+               or v.id in constant_values for v in reads):
+            out.add(i)
+            constant_values.update(v.id for v in node.results)
+    return out
 
 
 def _last_uses(graph: Graph) -> dict[int, int]:

@@ -57,6 +57,19 @@ def _out_shape(node: Node):
     return node.results[0].shape
 
 
+def _may_join(group: Group, node: Node, group_of, depends) -> bool:
+    """``node`` reads ``group``'s values only through identity views, and none of its other
+    inputs depends on the group (the group would not be convex)."""
+    for view in node.reads():
+        g = group_of.get(view.value.id)
+        if g is group:
+            if not view.identity:
+                return False
+        elif group.id in depends.get(view.value.id, frozenset()):
+            return False
+    return True
+
+
 def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
     """The graph's nodes with fusable chains replaced by :class:`Group` nodes."""
     consumers: dict[int, list[Node]] = {}
@@ -100,23 +113,13 @@ def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
             continue
         shape = _out_shape(node)
         candidate = None
-        for view in node.reads():
+        for view in node.reads():  # the first group this node may legally join
             g = group_of.get(view.value.id)
-            if g is not None and g.shape == shape and view.identity:
+            if g is not None and g is not candidate and g.shape == shape and view.identity \
+                    and _may_join(g, node, group_of, depends) \
+                    and bindings(g, node) <= max_bindings:
                 candidate = g
                 break
-        if candidate is not None:
-            for view in node.reads():
-                g = group_of.get(view.value.id)
-                if g is candidate:
-                    if not view.identity:
-                        candidate = None
-                        break
-                elif candidate.id in depends.get(view.value.id, frozenset()):
-                    candidate = None  # the other input depends on the group: not convex
-                    break
-        if candidate is not None and bindings(candidate, node) > max_bindings:
-            candidate = None
         if candidate is None:
             candidate = Group(shape)
             groups.append(candidate)

@@ -192,6 +192,10 @@ class Jitted:
         self.trace_count += 1
         graph = trace.graph(outs)
         graph.in_avals = avals
+        # a Python number argument is a value, not a buffer: writes to it stay inside
+        scalars = {k for k, i in enumerate(dyn) if leaves[i].__class__ is not Tensor}
+        graph.mutated = [(t, f) for t, f in graph.mutated
+                         if not (isinstance(t, int) and t in scalars)]
         return graph, out_tree
 
     def _compile(self, key, args, kwargs, leaves, dyn):
@@ -207,9 +211,27 @@ def _runtime_inputs(leaves, dyn, device) -> list[Tensor]:
         if leaf.__class__ is Tensor:
             out.append(leaf)
         else:
-            dtype, weak = _scalar_dtype(leaf)
-            out.append(from_values([leaf], (), dtype, device, weak=weak))
+            out.append(_scalar_input(leaf, device))
     return out
+
+
+def _scalar_input(value, device) -> Tensor:
+    """A Python-number argument as a 0-d tensor, uploaded once per value (a learning rate
+    passed on every call must not cost an upload, which on a GPU also ends the batch)."""
+    dtype, weak = _scalar_dtype(value)
+    zero = value == 0 and value.__class__ is not bool  # 0.0 and -0.0 are different inputs
+    key = (value.__class__, value, dtype, device)
+    found = None if zero or value != value else _SCALAR_INPUTS.get(key)
+    if found is None:
+        found = from_values([value], (), dtype, device, weak=weak)
+        if not zero and value == value:
+            if len(_SCALAR_INPUTS) >= 1024:
+                _SCALAR_INPUTS.clear()
+            _SCALAR_INPUTS[key] = found
+    return found
+
+
+_SCALAR_INPUTS: dict = {}  # programs never write their inputs in place (they write back)
 
 
 def _as_output(x, name: str, k: int, device) -> Tensor:

@@ -171,6 +171,22 @@ def matmul_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int) -> Kern
     return Kernel(kernels._with_libraries(text), 2, 1, uniform)
 
 
+# scalar multiply-add for the one-element-per-invocation kernel (matmul_small.wgsl)
+_SMALL_MAC = {"f32": "fma(a, b, acc)", "u32": "acc + a * b"}
+SMALL = 16  # outputs with fewer rows or columns, or k up to this, skip the 64x64 tiles
+
+
+@lru_cache(maxsize=64)
+def small_kernel(dtype_name: str, slots: int) -> Kernel:
+    t, _ = _TYPES[_d.dtype(dtype_name)]
+    scalar, _, store = _CONV[t]
+    head, uniform = header(["u32", "u32"], ["u32"], slots)
+    text = Template(kernels.source("matmul_small")).substitute(
+        header=head, T=t, mac=_SMALL_MAC[t], load_a=scalar.format("in0[u32(a_at)]"),
+        load_b=scalar.format("in1[u32(b_at)]"), store=store.format("acc"))
+    return Kernel(kernels._with_libraries(text), 2, 1, uniform)
+
+
 def _any_loader(operand: str, mode: str, spec: _AnySpec) -> str:
     """WGSL that stages one TK x 64 slice of ``operand`` element by element into its tile."""
     buf, tile = ("in0", "tile_a") if operand == "a" else ("in1", "tile_b")
@@ -267,6 +283,13 @@ def matmul(backend, out, a, b) -> None:
     params.add(tiles_n, tiles_m, groups, len(shape), a.offset, a_sm, a_sk, b.offset, b_sk, b_sn)
     for size, sa, sb in zip(shape, a_bs, b_bs):
         params.add(size, sa, sb)
+    if a.dtype in _TYPES and (min(m, n) < SMALL or k <= SMALL):
+        # one invocation per output element: no tile is mostly padding
+        params.words[6] = out.size  # slot 6: invocations in use (matmul.wgsl: workgroups)
+        kernel = small_kernel(a.dtype.name, len(params.words))
+        launch(backend, kernel, [a._data, b._data, out._data], params,
+               kernels.groups_for(out.size))
+        return
     if a.dtype in _TYPES:
         a_mode = _mode(a._data.size, a.offset, a_bs, a_sm, a_sk, m, k)
         b_mode = _mode(b._data.size, b.offset, b_bs, b_sn, b_sk, n, k)

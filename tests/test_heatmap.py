@@ -647,6 +647,31 @@ def test_show_under_ipython_displays_html(monkeypatch):
     assert tag == "HTML" and "&lt;b&gt;&amp;" in text and "data:image/png;base64," in text
 
 
+def test_show_figure_redraws_in_place(monkeypatch):
+    """figure= names a figure: the hook gets the name, IPython updates its display id."""
+    got = []
+    with wt.set_show_hook(got.append):
+        wt.show(wt.ones(2), figure="loss")
+        wt.show(wt.zeros(3), figure="loss")
+        wt.show(wt.ones(1))
+    assert [p.get("figure") for p in got] == ["loss", "loss", None]
+    assert got[1]["shape"] == [3]
+    calls = []
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: object()
+    display = types.ModuleType("IPython.display")
+    display.HTML = lambda text: text
+    display.display = lambda obj, display_id=None: calls.append(("display", display_id))
+    display.update_display = lambda obj, display_id: calls.append(("update", display_id))
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", display)
+    wt.show(wt.ones(2), figure="curve-test")
+    wt.show(wt.ones(2), figure="curve-test")
+    assert calls == [("display", "webtensor-curve-test"), ("update", "webtensor-curve-test")]
+    with pytest.raises(TypeError, match=r"wt.show: figure must be a str"):
+        wt.show(wt.ones(2), figure=3)
+
+
 def test_show_outside_a_shell_ignores_a_dormant_ipython(capsys, monkeypatch):
     ipython = types.ModuleType("IPython")
     ipython.get_ipython = lambda: None  # IPython imported, but not running a shell

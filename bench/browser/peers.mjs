@@ -16,10 +16,16 @@ const SUM_SIZE = 1 << 24;
 const BUDGET_MS = 1500;   // per measurement, after one warm-up run
 const MAX_REPS = 20;
 
+// The MLP training step: 784-256-10, a batch of 128, one jitted value-and-grad plus SGD update.
+const MLP = { batch: 128, sizes: [784, 256, 10] };
+const MLP_FLOP = 6 * MLP.batch * (784 * 256 + 256 * 10);  // forward + backward matmuls
+
 const WORKLOADS = [
   ...MATMUL_SIZES.map((n) => ({ name: `matmul ${n}`, kind: "matmul", n, flop: 2 * n ** 3 })),
-  { name: "8-op chain 1M", kind: "chain", n: CHAIN_SIZE, bytes: 2 * 4 * CHAIN_SIZE },
+  { name: "8-op chain 1M eager", kind: "chain", n: CHAIN_SIZE, bytes: 2 * 4 * CHAIN_SIZE },
+  { name: "8-op chain 1M jit", kind: "chain_jit", n: CHAIN_SIZE, bytes: 2 * 4 * CHAIN_SIZE },
   { name: "sum 16M", kind: "sum", n: SUM_SIZE, bytes: 4 * SUM_SIZE },
+  { name: "MLP train step jit", kind: "mlp", n: MLP.batch, flop: MLP_FLOP },
 ];
 
 function randomFloats(n, seed) {
@@ -56,6 +62,7 @@ const libraries = {
     await tf.setBackend("webgpu");
     await tf.ready();
     return async (w) => {
+      if (w.kind === "chain_jit" || w.kind === "mlp") return null;  // TF.js has no jit
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const a = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 1), shape);
       const b = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 2), shape);
@@ -86,19 +93,51 @@ const libraries = {
     const devices = await jax.init();
     if (!devices.includes("webgpu")) throw new Error("jax-js found no webgpu backend");
     jax.defaultDevice("webgpu");
-    const chain = jax.jit((x) => {
+    const chainEager = (x) => {
       let y = np.sin(x.mul(1.5).add(0.5));
       y = y.ref.mul(y);
       return np.exp(np.sqrt(np.abs(y.sub(0.25))));
+    };
+    const chain = jax.jit(chainEager);
+    const loss = (params, x, y) => {
+      const [w1, b1, w2, b2] = params;
+      const h = jax.nn.relu(np.matmul(x, w1).add(b1));
+      const logp = jax.nn.logSoftmax(np.matmul(h, w2).add(b2));
+      return np.negative(logp.mul(y).sum()).div(MLP.batch);
+    };
+    const trainStep = jax.jit((params, x, y) => {
+      const [value, grads] = jax.valueAndGrad(loss)(params.map((p) => p.ref), x, y);
+      return [value, params.map((p, i) => p.sub(grads[i].mul(0.1)))];
     });
     return async (w) => {
+      if (w.kind === "mlp") {
+        const [n0, n1, n2] = MLP.sizes;
+        let params = [np.array(randomFloats(n0 * n1, 3)).reshape([n0, n1]).mul(0.05),
+                      np.zeros([n1]), np.array(randomFloats(n1 * n2, 4)).reshape([n1, n2]).mul(0.05),
+                      np.zeros([n2])];
+        const x = np.array(randomFloats(MLP.batch * n0, 5)).reshape([MLP.batch, n0]);
+        const labels = Array.from({ length: MLP.batch }, (_, i) => i % n2);
+        const y = jax.nn.oneHot(np.array(labels, { dtype: np.int32 }), n2);
+        const step = () => {
+          const [value, next] = trainStep(params, x.ref, y.ref);
+          params = next;
+          return value;
+        };
+        const finish = async (r) => (await r.data())[0];
+        const result = await timeJs(step, finish, (r) => r.dispose(), (r) => r.blockUntilReady());
+        x.dispose();
+        y.dispose();
+        params.forEach((p) => p.dispose());
+        return result;
+      }
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const size = w.n * (w.kind === "matmul" ? w.n : 1);
       const a = np.array(randomFloats(size, 1)).reshape(shape);
       const b = np.array(randomFloats(size, 2)).reshape(shape);
       const step = {
         matmul: () => np.matmul(a.ref, b.ref),
-        chain: () => chain(a.ref),
+        chain: () => chainEager(a.ref),
+        chain_jit: () => chain(a.ref),
         sum: () => np.sum(a.ref),
       }[w.kind];
       const finish = async (r) => {
@@ -133,7 +172,39 @@ def _host_floats(n, seed):
 async def _finish(r):
     return await r.reshape(-1)[0].item_async()
 
+def _chain(x):
+    y = wt.sin(x * 1.5 + 0.5)
+    y = y * y
+    return wt.exp(wt.sqrt(wt.abs(y - 0.25)))
+
+_chain_jit = wt.jit(_chain)
+
+def _mlp_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    logp = wt.nn.log_softmax(wt.nn.relu(x @ w1 + b1) @ w2 + b2)
+    return -wt.sum(logp * y) / x.shape[0]
+
+@wt.jit
+def _train_step(params, x, y):
+    value, grads = wt.value_and_grad(_mlp_loss)(params, x, y)
+    return value, tuple(p - 0.1 * g for p, g in zip(params, grads))
+
+def _mlp_setup(batch, sizes):
+    n0, n1, n2 = sizes
+    params = (wt.asarray(_host_floats(n0 * n1, 3), dtype=wt.float32).reshape(n0, n1) * 0.05,
+              wt.zeros(n1), wt.asarray(_host_floats(n1 * n2, 4), dtype=wt.float32).reshape(n1, n2) * 0.05,
+              wt.zeros(n2))
+    x = wt.asarray(_host_floats(batch * n0, 5), dtype=wt.float32).reshape(batch, n0)
+    y = wt.nn.one_hot(wt.arange(batch) % n2, n2)
+    return [params], x, y
+
 async def wt_bench(kind, n):
+    if kind == "mlp":
+        state, x, y = _mlp_setup(n, ${JSON.stringify(MLP.sizes)})
+        def step():
+            value, state[0] = _train_step(state[0], x, y)
+            return value
+        return await _time(step)
     shape = (n, n) if kind == "matmul" else (n,)
     size = n * n if kind == "matmul" else n
     if size <= 1 << 20:
@@ -146,10 +217,13 @@ async def wt_bench(kind, n):
         if kind == "matmul":
             return a @ b
         if kind == "chain":
-            y = wt.sin(a * 1.5 + 0.5)
-            y = y * y
-            return wt.exp(wt.sqrt(wt.abs(y - 0.25)))
+            return _chain(a)
+        if kind == "chain_jit":
+            return _chain_jit(a)
         return wt.sum(a)
+    return await _time(step)
+
+async def _time(step):
     value = await _finish(step())
     t0 = time.perf_counter()
     await _finish(step())
@@ -185,7 +259,9 @@ async function main() {
     }
     for (const w of WORKLOADS) {
       try {
-        const { ms, value } = await run(w);
+        const timed = await run(w);
+        if (timed === null) continue;  // the library has no such feature (shown as n/a)
+        const { ms, value } = timed;
         result.ms[name][w.name] = ms;
         result.values[name][w.name] = value;
         log(`${name.padEnd(14)} ${w.name.padEnd(16)} ${ms.toFixed(2)} ms  (first element ${value})`);

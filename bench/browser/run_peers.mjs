@@ -85,7 +85,8 @@ for (const w of result.workloads) {
   const ms = libs.map((l) => result.ms[l][w.name]);
   const mine = result.ms.webtensor?.[w.name];
   rows.push([w.name,
-             ...ms.map((m) => (m === undefined ? "error" : `${m.toFixed(2)} (${rate(w, m)})`)),
+             ...ms.map((m, i) => (m !== undefined ? `${m.toFixed(2)} (${rate(w, m)})`
+                                   : result.errors[`${libs[i]}: ${w.name}`] ? "error" : "n/a")),
              ...libs.filter((l) => l !== "webtensor").map((l) => {
                const other = result.ms[l][w.name];
                return mine === undefined || other === undefined ? "-" : `${(mine / other).toFixed(2)}x`;

@@ -620,12 +620,14 @@ def show(t, title: str | None = None, *, figure: str | None = None) -> None:
         hook(data)
         return
     if _ipython_shell() is not None:
-        from IPython.display import HTML, display, update_display
+        from IPython.display import HTML, display
 
         html = HTML(_html(t, title))
         if figure is None:
             display(html)
         elif figure in _displayed:
+            from IPython.display import update_display
+
             update_display(html, display_id=f"webtensor-{figure}")
         else:
             _displayed.add(figure)

@@ -35,6 +35,27 @@ async function runDefault(page) {
   return report;
 }
 
+// wt.show of a 4M-element tensor already on the device: Python's time (block means and
+// statistics on the device, one small transfer) and the page's (run -> figure drawn).
+const SHOW = `import time
+import webtensor as wt
+x = wt.reshape(wt.sin(wt.arange(4_000_000, dtype=wt.float32) * 0.001), (2000, 2000))
+wt.sync()
+t0 = time.perf_counter()
+wt.show(x)
+print(f"show {time.perf_counter() - t0:.3f}")`;
+
+async function timeShow(page) {
+  await page.evaluate((code) => window.playground.editor.setCode(code), SHOW);
+  await page.evaluate(() => (window.playground.lastRun = null));
+  await page.click("#run");
+  await page.waitForFunction(() => window.playground.lastRun != null, null, { timeout: 300_000 });
+  const report = await page.evaluate(() => window.playground.lastRun);
+  if (!report.ok) throw new Error(`the show run failed: ${report.error.traceback}`);
+  const py = Number(/show ([\d.]+)/.exec(await page.textContent("#output"))[1]);
+  return { py, wall: report.wall };
+}
+
 const server = await serveStatic(site);
 const rows = [];
 for (const webgpu of [true, false]) {
@@ -50,6 +71,8 @@ for (const webgpu of [true, false]) {
     const first = await runDefault(page);
     const later = [];
     for (let i = 0; i < runs; i++) later.push(await runDefault(page));
+    const shows = [];
+    for (let i = 0; i < runs; i++) shows.push(await timeShow(page));
     rows.push({
       launch: webgpu ? "--enable-unsafe-webgpu" : "no WebGPU",
       device: badge,
@@ -58,6 +81,7 @@ for (const webgpu of [true, false]) {
       "1st run s (py/wall)": `${first.seconds.toFixed(2)} / ${first.wall.toFixed(2)}`,
       [`median of ${runs} s (py/wall)`]:
         `${median(later.map((r) => r.seconds)).toFixed(2)} / ${median(later.map((r) => r.wall)).toFixed(2)}`,
+      "show 2000x2000 s (py/wall)": `${median(shows.map((r) => r.py)).toFixed(2)} / ${median(shows.map((r) => r.wall)).toFixed(2)}`,
     });
   } finally {
     await browser.close();

@@ -1,7 +1,7 @@
 // Elementwise map: out0[i] = op(in0[i], in1[i], ...) over the C-ordered output; inputs are
 // strided or broadcast views (see params.wgsl).  Also cast, where and raw copies.
 // Bindings: 0 P (uniform), 1..${n_in} inputs (read), ${n_out_binding} out0 (read_write).
-// Params: the common block; threads = output words.
+// Params: the common block; threads = output words (work items).
 // Dtypes: f32/i32/u32 one element per word; bool/u8 four and u16 two per word, each
 // invocation owning whole output words (no atomics).
 ${header}
@@ -10,11 +10,17 @@ fn op(${op_params}) -> ${out_type} {
     return ${expr};
 }
 
+// Each invocation handles up to ${items} output words, a whole grid apart (neighbouring
+// invocations touch neighbouring words: coalesced on GPUs, fewer invocations on CPU adapters).
 @compute @workgroup_size(${wg})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let t = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
-    if (t >= prm(2u)) {
-        return;
-    }
+    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
+    let stride = nwg.x * nwg.y * nwg.z * ${wg}u;
+    for (var item = 0u; item < ${items}u; item = item + 1u) {
+        let t = first + item * stride;
+        if (t >= prm(2u)) {
+            return;
+        }
 ${body}
+    }
 }

@@ -40,3 +40,8 @@ fn strided_index(i: u32, j: u32) -> u32 {
 fn contiguous_index(i: u32, j: u32) -> u32 {
     return prm(operand_base(j)) + i;
 }
+
+// An operand whose strides are all 0 (a broadcast scalar): its one element, no division.
+fn scalar_index(i: u32, j: u32) -> u32 {
+    return prm(operand_base(j));
+}

@@ -18,33 +18,7 @@ ${ops}
 
 var<workgroup> partial: array<vec4<u32>, 256>;
 
-// Buffer offset of output row `row` (C order over the kept dims), relative to the view offset.
-fn kept_offset(row: u32) -> i32 {
-    let nk = prm(7u);
-    var rem = row;
-    var off = 0;
-    for (var d = nk; d > 0u; d = d - 1u) {
-        let n = prm(8u + d);
-        off += i32(rem % n) * prm_i(8u + nk + d);
-        rem = rem / n;
-    }
-    return off;
-}
-
-// Buffer offset of element k of a row (C order over the reduced dims).
-fn reduced_offset(k: u32) -> i32 {
-    let nk = prm(7u);
-    let nr = prm(8u);
-    let base = 8u + 2u * nk;
-    var rem = k;
-    var off = 0;
-    for (var d = nr; d > 0u; d = d - 1u) {
-        let n = prm(base + d);
-        off += i32(rem % n) * prm_i(base + nr + d);
-        rem = rem / n;
-    }
-    return off;
-}
+${offsets}
 
 fn load_element(i: u32) -> ${elem} {
     return ${load};

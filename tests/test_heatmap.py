@@ -185,10 +185,16 @@ def check_payload_against_numpy(t, a, max_cells: int):
     assert p["grid"] == [math.ceil(h0 / sy), math.ceil(w0 / sx)]
     budget = max(1, max_cells // n_slices)
     assert fits(h0, w0, sy, sx, budget)
-    # No block size losing less detail (smaller block area) would have fitted.
-    best = min(a * b for a in range(1, h0 + 1) for b in range(1, w0 + 1)
-               if fits(h0, w0, a, b, budget))
-    assert sy * sx == best
+    if h0 * w0 <= budget:
+        assert (sy, sx) == (1, 1)
+    elif max(h0, w0) <= hm.MAX_ASPECT * min(h0, w0):
+        # square blocks (the picture keeps its proportions), the smallest that fit
+        assert sy == sx and not fits(h0, w0, sy - 1, sx - 1, budget)
+    else:
+        # very long slices: no block size losing less detail (smaller area) would have fitted
+        best = min(a * b for a in range(1, h0 + 1) for b in range(1, w0 + 1)
+                   if fits(h0, w0, a, b, budget))
+        assert sy * sx == best
     means, scales = block_means_py(stack.reshape(-1).tolist(), stack.shape, sy, sx)
     h, w = p["grid"]
     if kind == "image":  # (C, H, W) oracle order -> the payload's (H, W, C)
@@ -215,6 +221,28 @@ def test_payload_matches_numpy(dev, case, max_cells):
        max_cells=st.integers(1, 120))
 def test_payload_downsamples_bigger_slices(case, max_cells):
     check_payload_against_numpy(make(case, CPU), vals(case), max_cells)
+
+
+@pytest.mark.parametrize("shape", [(2000, 2000), (3000, 300), (300, 3000), (500, 500),
+                                   (1000, 1000), (1234, 567), (100, 10000), (10000, 100),
+                                   (4096, 257), (777, 999), (60, 6000)])
+def test_large_slices_keep_their_aspect_ratio(shape):
+    """The grid of cells keeps the tensor's proportions within 10% (shapes up to 100:1), for the
+    playground payload and the notebook PNG alike."""
+    h0, w0 = shape
+    sy, sx = hm._budget_steps(h0, w0, hm.DEFAULT_MAX_CELLS)
+    rows, cols = -(-h0 // sy), -(-w0 // sx)
+    assert rows * cols <= hm.DEFAULT_MAX_CELLS
+    assert abs((cols / rows) / (w0 / h0) - 1) <= 0.10, (shape, rows, cols)
+    assert rows * cols >= hm.DEFAULT_MAX_CELLS // 4  # and it still uses the budget
+
+
+def test_large_tensor_png_keeps_its_aspect_ratio():
+    t = wt.reshape(wt.arange(1200 * 300, dtype=wt.float32), (1200, 300))
+    html = t._repr_html_()
+    png = base64.b64decode(re.search(r"base64,([^\"]+)", html).group(1))
+    width, height = struct.unpack(">II", png[16:24])
+    assert abs((width / height) / (300 / 1200) - 1) <= 0.10, (width, height)
 
 
 @needs_numpy

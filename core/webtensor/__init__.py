@@ -27,6 +27,7 @@ from .device import (
     devices,
     memory_stats,
     set_default_device,
+    sync,
     sync_async,
 )
 from .dtypes import (

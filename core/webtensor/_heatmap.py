@@ -148,14 +148,24 @@ def _check_positive_int(value, name: str, fn: str) -> int:
     return value
 
 
-def _budget_steps(h0: int, w0: int, budget: int) -> tuple[int, int]:
-    """Block sizes (sy, sx) so that ceil(h0/sy) * ceil(w0/sx) <= budget, losing least detail.
+MAX_ASPECT = 100  # up to this ratio of the sides, cells are square (the picture keeps its shape)
 
-    Among the fitting pairs the one with the smallest block area wins, then the squarest, so a
-    1000 x 1000 slice uses 4 x 4 blocks while a 3 x 10**6 one keeps its 3 rows.
+
+def _budget_steps(h0: int, w0: int, budget: int) -> tuple[int, int]:
+    """Block sizes (sy, sx) so that ceil(h0/sy) * ceil(w0/sx) <= budget.
+
+    Slices up to ``MAX_ASPECT``:1 get the smallest square blocks that fit, so the grid keeps the
+    tensor's proportions (a 2000 x 2000 slice becomes 250 x 250 cells, not a strip).  Longer
+    ones (a 3 x 10**6 signal) would collapse their short side under square blocks: there the
+    blocks of least area win, then the squarest, so the 3 rows stay.
     """
     if h0 * w0 <= budget:
         return 1, 1
+    if max(h0, w0) <= MAX_ASPECT * min(h0, w0):
+        s = max(1, math.isqrt(h0 * w0 // budget))
+        while -(-h0 // s) * -(-w0 // s) > budget:
+            s += 1
+        return s, s
     # Only the smallest step of each distinct ceil(h0 / sy) matters: O(sqrt(h0)) candidates.
     root = math.isqrt(h0) + 1
     candidates = set(range(1, min(root, h0) + 1))
@@ -206,15 +216,32 @@ def _display_values(t):
     return wt.astype(t, wt.float32)
 
 
-def _stats(d) -> tuple:
-    """(finite min or None, finite max or None, every value finite), read back in one transfer."""
+def _stats_of(d):
     import webtensor as wt
 
     finite = wt.isfinite(d)
     low = wt.min(wt.where(finite, d, math.inf))
     high = wt.max(wt.where(finite, d, -math.inf))
     everything = wt.astype(wt.all(finite), d.dtype)
-    vmin, vmax, all_finite = wt.stack([low, high, everything]).tolist()
+    return wt.stack([low, high, everything])
+
+
+_programs: dict = {}
+
+
+def _program(fn, **static):
+    """``fn`` compiled with ``wt.jit`` (one program per shape: fused kernels, no per-op cost)."""
+    found = _programs.get(fn)
+    if found is None:
+        import webtensor as wt
+
+        found = _programs[fn] = wt.jit(fn, static_argnames=tuple(static))
+    return found
+
+
+def _stats(d) -> tuple:
+    """(finite min or None, finite max or None, every value finite), read back in one transfer."""
+    vmin, vmax, all_finite = _program(_stats_of)(d).tolist()
     if vmin > vmax:  # nothing finite: the reductions kept their +inf / -inf starting points
         return None, None, bool(all_finite)
     return vmin, vmax, bool(all_finite)
@@ -241,6 +268,9 @@ def _prepare(t, *, budget: int | None = None, bounds: tuple | None = None,
     import webtensor as wt
 
     with wt.promotion_mode("standard"):  # only same-dtype ops and Python scalars below
+        fast = _device_summary(t, budget, bounds, max_slices)
+        if fast is not None:
+            return fast
         d = _display_values(t)
         empty = t.size == 0
         vmin, vmax, all_finite = (None, None, True) if empty else _stats(d)
@@ -280,7 +310,7 @@ def _prepare(t, *, budget: int | None = None, bounds: tuple | None = None,
         else:
             per_slice = max(1, budget // (1 if kind == "image" else stack.shape[0]))
             sy, sx = _budget_steps(h0, w0, per_slice)
-        cells = _block_means(stack, sy, sx)
+        cells = _program(_block_means, sy=sy, sx=sx)(stack, sy=sy, sx=sx)
         if kind == "image":
             cells = wt.permute_dims(cells, (1, 2, 0))
             if t.dtype.kind == "f":
@@ -289,6 +319,39 @@ def _prepare(t, *, budget: int | None = None, bounds: tuple | None = None,
         info["step"] = [sy, sx]
         info["cells"] = wt.astype(cells, wt.float32)
         return info
+
+
+def _device_summary(t, budget, bounds, max_slices):
+    """``_prepare``'s result from one device pass (``Backend.summarize_blocks``), or None where
+    the device has no such pass or the tensor is complex, float64 or a picture."""
+    import webtensor as wt
+
+    if t.size == 0 or t.dtype.kind == "c" or t.dtype is wt.float64:
+        return None
+    if t.ndim >= 2:
+        h0, w0 = t.shape[-2:]
+    else:
+        h0, w0 = 1, (t.shape[0] if t.ndim else 1)
+    stack = wt.reshape(t, (-1, h0, w0))
+    if max_slices is not None and stack.shape[0] > max_slices:
+        stack = stack[:max_slices]
+    if bounds is not None:
+        sy, sx = -(-h0 // bounds[0]), -(-w0 // bounds[1])
+    else:
+        sy, sx = _budget_steps(h0, w0, max(1, budget // stack.shape[0]))
+    found = t.device.backend.summarize_blocks(stack, sy, sx)
+    if found is None:
+        return None
+    vmin, vmax, all_finite, cells = found
+    if _is_image(t, vmin, vmax, all_finite):
+        return None  # pictures are laid out by channel: the general path
+    kind = "scalar" if t.ndim == 0 else "line" if t.ndim == 1 else "heatmap"
+    diverging = vmin is not None and vmin < 0.0 < vmax
+    return {"kind": kind, "vmin": vmin, "vmax": vmax, "diverging": diverging,
+            "lut": DIVERGING_LUT if diverging else SEQUENTIAL_LUT,
+            "slices": list(t.shape[:-2]) if kind == "heatmap" else [],
+            "shown_slices": stack.shape[0], "channels": 0,
+            "grid": [-(-h0 // sy), -(-w0 // sx)], "step": [sy, sx], "cells": cells}
 
 
 def _cell_values(cells) -> array:

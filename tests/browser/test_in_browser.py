@@ -172,3 +172,13 @@ def test_buffers_are_freed_in_the_browser():
     GPU.backend.empty_pool()
     assert DRIVER.stats()["buffers_destroyed"] > destroyed
     assert (wt.ones((3,), device=GPU) * 2).tolist() == [2.0, 2.0, 2.0]  # still usable
+
+
+def test_sync_waits_for_queued_work_and_async_twin():
+    x = wt.asarray([1.0, 2.0], device=GPU)
+    y = x * 3 + 1
+    wt.sync()  # blocks through JSPI (pytest runs under runPythonAsync)
+    wt.sync(GPU)
+    run_sync(wt.sync_async(GPU))
+    assert y.tolist() == [4.0, 7.0]
+    assert DRIVER.stats()["submits"] >= 1

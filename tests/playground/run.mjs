@@ -171,6 +171,26 @@ test("learn a spiral: a jitted training step reaches 95% and redraws its figures
   await shot(page, "example-spiral");
 });
 
+test("large tensors keep their proportions on screen", "webgpu", async ({ page }) => {
+  const shapes = [[2000, 2000], [3000, 300], [300, 3000], [100, 10000], [500, 500]];
+  const code = "import webtensor as wt\n" + shapes.map(([h, w]) =>
+    `wt.show(wt.reshape(wt.arange(${h * w}, dtype=wt.float32), (${h}, ${w})))`).join("\n");
+  const report = await runCode(page, code);
+  assert.equal(report.ok, true, JSON.stringify(report.error));
+  const boxes = await page.evaluate(() => [...document.querySelectorAll("#output canvas.tensor-canvas")]
+    .map((c) => ({ w: parseFloat(c.style.width), h: parseFloat(c.style.height),
+                   grid: c.closest("figure").payload.grid })));
+  assert.equal(boxes.length, shapes.length);
+  for (const [k, [h, w]] of shapes.entries()) {
+    const { w: pw, h: ph, grid } = boxes[k];
+    const drawn = pw / ph;
+    assert.ok(Math.abs(drawn / (w / h) - 1) <= 0.1,
+              `${h}x${w}: drawn ${pw}x${ph} px (grid ${grid}), aspect off by more than 10%`);
+    assert.ok(pw <= 520.5 && ph <= 360.5, `${h}x${w}: ${pw}x${ph} px exceeds the figure size`);
+  }
+  await shot(page, "large-tensors");
+});
+
 test("3-D tensors get sliders; images are pictures", "webgpu", async ({ page }) => {
   await page.selectOption("#examples", "heat_diffusion");
   await runCode(page, null);

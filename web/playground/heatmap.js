@@ -108,7 +108,10 @@ function gridView(p, values) {
   const cells = H * W;
   const channels = p.kind === "image" ? Math.round(values.length / (prod(slices) * cells)) : 1;
   const [lo, hi] = scaleRange(p);
-  const scale = Math.max(1, Math.min(32, Math.floor(MAX_WIDTH_PX / W), Math.floor(MAX_HEIGHT_PX / H)));
+  // Whole pixels per cell up to the size limits (crisp); a grid larger than them shrinks by
+  // the same factor both ways, so the picture keeps the tensor's proportions.
+  const fit = Math.min(32, MAX_WIDTH_PX / W, MAX_HEIGHT_PX / H);
+  const scale = fit >= 1 ? Math.floor(fit) : fit;
 
   const wrap = el("div", { class: "tensor-view" });
   const canvas = el("canvas", { class: "tensor-canvas", width: W, height: H });

@@ -153,6 +153,14 @@ class Backend:
         """Stable argsort (int64) along ``axis``, same order as ``sort``."""
         raise NotImplementedError
 
+    # -- optional capabilities (None: the frontend computes it from the primitives) -----------
+    def summarize_blocks(self, x, sy: int, sx: int):
+        """For heatmaps, in one pass over the 3-D view ``x`` (slices, rows, columns): the means
+        of its ``sy`` x ``sx`` blocks (float32, C order) and the finite min, finite max and
+        "every value finite" of all of it, as ``(vmin | None, vmax | None, all_finite,
+        cells)``; None when this backend has no such fast path (the default)."""
+        return None
+
     # -- random ----------------------------------------------------------------------------------
     def random_bits(self, out, key: tuple[int, int], counter: int) -> None:
         """Fill ``out`` (uint32) with Philox-4x32-10 output words for ``key`` from ``counter``."""

@@ -170,8 +170,7 @@ def plan(group: Group) -> FusedPlan:
     view_name: dict[tuple, str] = {}
     for j, (view, st) in enumerate(zip(operand_views, in_strides)):
         storage = storage_of(view.dtype)
-        index = ("contiguous_index" if kernels.is_contiguous_1d(cshape, st)
-                 else "strided_index")
+        index = kernels._index_fn(kernels.index_mode(cshape, st))
         load = STORAGE[storage].load.format(buf=f"in{binding_of[view.value.id]}",
                                             idx=f"{index}(i, {j}u)")
         name = f"x{j}"
@@ -225,7 +224,7 @@ def plan(group: Group) -> FusedPlan:
             "}"]
     kernel = _kernel("\n".join(fns.values()), "\n".join("    " + b for b in body), n_in,
                      len(outputs), slots)
-    return FusedPlan(kernel, params.pack(kernel), kernels.groups_for(threads), binding_values,
+    return FusedPlan(kernel, params.pack(kernel), kernels.map_groups(threads), binding_values,
                      outputs, n)
 
 
@@ -264,11 +263,15 @@ def _kernel(functions: str, body: str, n_in: int, n_out: int, slots: int):
         f"@compute @workgroup_size({kernels.WORKGROUP})",
         "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
         "@builtin(num_workgroups) nwg: vec3<u32>) {",
-        f"    let t = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {kernels.WORKGROUP}u;",
+        f"    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {kernels.WORKGROUP}u;",
+        f"    let stride = nwg.x * nwg.y * nwg.z * {kernels.WORKGROUP}u;",
+        f"    for (var item = 0u; item < {kernels.ITEMS}u; item = item + 1u) {{",
+        "    let t = first + item * stride;  // a whole grid apart (see map.wgsl)",
         "    if (t >= prm(2u)) {",
         "        return;",
         "    }",
         body,
+        "    }",
         "}",
     ])
     return kernels.Kernel(kernels._with_libraries(text), n_in, n_out, vec4s * 16)

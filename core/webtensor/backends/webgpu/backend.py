@@ -25,11 +25,11 @@ subnormal results of ``remainder``/``exp``/``pow``/``atan2``/``hypot``/``logadde
 
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 
 from ... import dtypes as _d
 from ... import ops as _ops
+from ..._warnings import warn
 from ...tensor import Tensor
 from ..base import Backend, float64_is_internal
 from . import exprs, kernels
@@ -54,10 +54,8 @@ def _warn_float64(dtypes) -> None:
     if _float64_warned or float64_is_internal() or not any(dt in _WIDE_FLOATS for dt in dtypes):
         return
     _float64_warned = True
-    warnings.warn(
-        "webgpu: float64 work runs on the CPU (WGSL has no 64-bit floats in browsers), so it is "
-        "much slower than float32; use float32 (or complex64) tensors for GPU speed",
-        RuntimeWarning, stacklevel=4)
+    warn("webgpu: float64 work runs on the CPU (WGSL has no 64-bit floats in browsers), so it is "
+         "much slower than float32; use float32 (or complex64) tensors for GPU speed")
 
 _ROUTED_ONLY: tuple[str, ...] = ()
 _MAP_PLANS_MAX = 4096  # cached elementwise dispatch plans (dropped all at once when full)
@@ -287,10 +285,9 @@ class WebGPUBackend(Backend):
         global _binding_warned
         if not _binding_warned:
             _binding_warned = True
-            warnings.warn(
-                f"webgpu: tensors larger than the {self._max_binding >> 20} MiB storage binding "
-                f"limit (maxStorageBufferBindingSize) are computed on the CPU; split them into "
-                f"smaller tensors to keep the work on the GPU", RuntimeWarning, stacklevel=4)
+            warn(f"webgpu: tensors larger than the {self._max_binding >> 20} MiB storage binding "
+                 f"limit (maxStorageBufferBindingSize) are computed on the CPU; split them into "
+                 f"smaller tensors to keep the work on the GPU")
         return False
 
     def _pipeline(self, kernel):
@@ -347,19 +344,20 @@ class WebGPUBackend(Backend):
         """(pipeline, packed parameters, workgroups) of ``_map``'s dispatch."""
         n = out.size
         shape, strides = kernels.collapse(out.shape, [t.strides for t in inputs])
-        modes = tuple((s, kernels.is_contiguous_1d(shape, st))
+        modes = tuple((s, kernels.index_mode(shape, st))
                       for s, st in zip(storages, strides))
         threads = -(-n // kernels.STORAGE[out_storage].per_word)
         slots = 4 + len(shape) + len(inputs) * (len(shape) + 1)
         kernel = kernels.map_kernel(expr, out_storage, modes, slots)
         params = Params(n, threads, shape, [(t.offset, st) for t, st in zip(inputs, strides)])
-        return self._pipeline(kernel), params.pack(kernel), kernels.groups_for(threads)
+        return self._pipeline(kernel), params.pack(kernel), kernels.map_groups(threads)
 
     def _map_index(self, expr: str, out, out_storage: str, params: Params) -> None:
         """``out[i] = expr(i)`` for a fresh ``out`` (``expr`` reads its parameters itself)."""
         threads = params.words[2]
         kernel = kernels.map_kernel(expr, out_storage, (), len(params.words), index_arg=True)
-        self._dispatch(kernel, [out._data], params, threads)
+        items = kernels.WORKGROUP * kernels.map_groups(threads)  # map.wgsl loops over ITEMS
+        self._dispatch(kernel, [out._data], params, items)
 
     def _native_ok(self, out, *inputs) -> bool:
         return _fresh(out) and self._fits(out, *inputs)
@@ -615,6 +613,11 @@ class WebGPUBackend(Backend):
             _sort.sort_along(self, out, x, axis, descending, indices=True)
             return
         self._route("argsort", (out, x, axis, descending), 0)
+
+    def summarize_blocks(self, x, sy, sx):
+        from .summary import summarize
+
+        return summarize(self, x, sy, sx)
 
     def random_bits(self, out, key, counter):
         if out.dtype is _d.uint32 and self._native_ok(out):

@@ -330,6 +330,12 @@ class BrowserDriver(Driver):
             raise _translate(e) from None
         return self._finish_read(view)
 
+    def wait_idle(self) -> None:
+        """``wait_idle_async`` for synchronous code (needs JSPI, like every blocking read)."""
+        if not _can_run_sync():
+            raise RuntimeError(SYNC_READ_HELP)
+        _run_sync(self.wait_idle_async())
+
     async def wait_idle_async(self) -> None:
         """Submit everything recorded and wait until the GPU has run it; raises pending kernel
         and validation errors."""

@@ -134,6 +134,14 @@ class Driver(ABC):
     def flush(self) -> None:
         """Submit everything recorded so far (does not wait)."""
 
+    def wait_idle(self) -> None:
+        """Submit everything recorded so far and wait until the GPU has run it."""
+        self.flush()
+
+    async def wait_idle_async(self) -> None:
+        """The awaitable twin of ``wait_idle``."""
+        self.wait_idle()
+
     # -- introspection ---------------------------------------------------------------------------
     def stats(self) -> dict[str, int]:
         """Counters: dispatches, submits, pipelines, live buffers..."""

@@ -25,6 +25,9 @@ from string import Template
 
 SHADERS = Path(__file__).resolve().parents[2] / "shaders"
 WORKGROUP = 64
+# Output words per invocation of elementwise kernels (map.wgsl, fused kernels): CPU adapters
+# (SwiftShader, lavapipe) pay per invocation, GPUs do not mind a short loop.
+ITEMS = 4
 _LIBRARIES = ("prelude", "int32", "float32", "float16", "int64", "complex64")
 
 
@@ -147,14 +150,27 @@ def _render(template: str, n_in: int, n_out: int, slots: int, **fields) -> Kerne
     return Kernel(_with_libraries(text), n_in, n_out, vec4s * 16)
 
 
-def _index_fn(contiguous: bool) -> str:
-    return "contiguous_index" if contiguous else "strided_index"
+def _index_fn(mode) -> str:
+    """The params.wgsl function locating an operand's element: ``True`` contiguous, ``False``
+    strided, ``"scalar"`` one element read everywhere (a Python number's 0-d tensor)."""
+    if mode == "scalar":
+        return "scalar_index"
+    return "contiguous_index" if mode else "strided_index"
+
+
+def index_mode(shape, strides):
+    """``"scalar"`` when every stride is 0, else whether the view is contiguous (1-D, step 1):
+    the cheapest index function for the operand (no division per element)."""
+    if all(s == 0 for s in strides):
+        return "scalar"
+    return is_contiguous_1d(shape, strides)
 
 
 @lru_cache(maxsize=4096)
-def map_kernel(expr: str, out: str, ins: tuple[tuple[str, bool], ...], slots: int,
+def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: int,
                index_arg: bool = False) -> Kernel:
-    """``out0 = expr`` over inputs ``ins`` = ((storage name, contiguous?), ...).
+    """``out0 = expr`` over inputs ``ins`` = ((storage name, index mode), ...); the mode is
+    ``index_mode``'s: contiguous (True), strided (False) or "scalar".
 
     ``expr`` names the inputs ``a``, ``b``, ``c`` (and ``i``, the element's C-order index, when
     ``index_arg``); it is wrapped in ``fn op``.
@@ -186,7 +202,7 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, bool], ...], slots: in
                 "}",
                 "out0[t] = word;"]
     return _render("map", len(ins), 1, slots, op_params=params, out_type=so.wgsl_type,
-                   expr=expr, body="\n".join("    " + line for line in body))
+                   expr=expr, body="\n".join("        " + line for line in body), items=ITEMS)
 
 
 @lru_cache(maxsize=256)
@@ -276,3 +292,8 @@ def is_contiguous_1d(shape, strides) -> bool:
 
 def groups_for(threads: int) -> int:
     return -(-threads // WORKGROUP)
+
+
+def map_groups(items: int) -> int:
+    """Workgroups for ``items`` output words of a kernel looping over ``ITEMS`` of them."""
+    return -(-items // (WORKGROUP * ITEMS))

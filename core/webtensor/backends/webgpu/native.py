@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 from collections.abc import Sequence
+from contextlib import contextmanager
 
 from .driver import SPEC_LIMITS, UNIFORM_ALIGN, WANTED_FEATURES, Driver, Pipeline, fold_grid
 
@@ -38,7 +42,32 @@ def request_adapter():
     """The preferred wgpu adapter, or None when wgpu finds none."""
     import wgpu
 
-    return wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    with _no_wayland_session_noise():
+        return wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+
+
+@contextmanager
+def _no_wayland_session_noise():
+    """Opening a Vulkan driver on Linux asks libwayland for a desktop session, and without
+    XDG_RUNTIME_DIR (servers, containers, CI) libwayland prints "error: XDG_RUNTIME_DIR is
+    invalid or not set in the environment." - not an error for a compute device, which never
+    draws.  While the driver starts, an empty private directory stands in for it (no session
+    socket in it: the answer is the same "no Wayland here", quietly); the environment is put
+    back at once.  With XDG_RUNTIME_DIR set, nothing changes."""
+    if not sys.platform.startswith("linux") or os.path.isdir(os.environ.get("XDG_RUNTIME_DIR",
+                                                                             "")):
+        yield
+        return
+    previous = os.environ.get("XDG_RUNTIME_DIR")
+    with tempfile.TemporaryDirectory(prefix="webtensor-runtime-") as empty:
+        os.environ["XDG_RUNTIME_DIR"] = empty
+        try:
+            yield
+        finally:
+            if previous is None:
+                os.environ.pop("XDG_RUNTIME_DIR", None)
+            else:
+                os.environ["XDG_RUNTIME_DIR"] = previous
 
 
 def adapter_description(adapter) -> dict[str, str]:
@@ -71,10 +100,12 @@ class NativeDriver(Driver):
                 continue
             # "max" limits may not exceed the adapter's, "min" (alignment) ones not go below.
             limits[key] = max(value, have) if key.startswith("min-") else min(value, have)
-        self.device = adapter.request_device_sync(required_features=sorted(self.features),
-                                                  required_limits=limits)
+        with _no_wayland_session_noise():
+            self.device = adapter.request_device_sync(required_features=sorted(self.features),
+                                                      required_limits=limits)
         self.limits = {k: int(self.device.limits.get(k, v)) for k, v in limits.items()}
         self.queue = self.device.queue
+        self._sync_buffer = None
         self.max_batch = max_batch
         usage = wgpu.BufferUsage
         self._storage_usage = usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
@@ -130,6 +161,14 @@ class NativeDriver(Driver):
         if size == 0:
             return b""
         return bytes(self.queue.read_buffer(buf, offset, size))
+
+    def wait_idle(self) -> None:
+        """Submit everything recorded and wait until the GPU has run it (a 4-byte read queued
+        after it: the queue runs in order; wgpu-py's on_submitted_work_done cannot be used)."""
+        self.flush()
+        if self._sync_buffer is None:
+            self._sync_buffer = self.create_buffer(4)
+        self.queue.read_buffer(self._sync_buffer, 0, 4)
 
     async def read_buffer_async(self, buf, offset: int, size: int) -> bytes:
         self.flush()

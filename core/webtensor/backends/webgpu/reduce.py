@@ -193,6 +193,49 @@ def _fields(fam: str, t: str) -> dict[str, str]:
             "load": s.load.format(buf="in0", idx="i")}
 
 
+# Where a row's elements are (params: [7] nk, [8] nr, then kept shape, kept strides, reduced
+# shape, reduced strides).  With one dim (or none) there is nothing to divide: most reductions
+# (a whole contiguous tensor, one axis) take these branch-free forms.
+_KEPT_OFFSET = {
+    0: "fn kept_offset(row: u32) -> i32 {\n    return 0;\n}",
+    1: "fn kept_offset(row: u32) -> i32 {\n    return i32(row) * prm_i(10u);\n}",
+    2: """\
+// Buffer offset of output row `row` (C order over the kept dims), relative to the view offset.
+fn kept_offset(row: u32) -> i32 {
+    let nk = prm(7u);
+    var rem = row;
+    var off = 0;
+    for (var d = nk; d > 0u; d = d - 1u) {
+        let n = prm(8u + d);
+        off += i32(rem % n) * prm_i(8u + nk + d);
+        rem = rem / n;
+    }
+    return off;
+}""",
+}
+_REDUCED_OFFSET = {
+    1: """\
+fn reduced_offset(k: u32) -> i32 {
+    return i32(k) * prm_i(10u + 2u * prm(7u));
+}""",
+    2: """\
+// Buffer offset of element k of a row (C order over the reduced dims).
+fn reduced_offset(k: u32) -> i32 {
+    let nk = prm(7u);
+    let nr = prm(8u);
+    let base = 8u + 2u * nk;
+    var rem = k;
+    var off = 0;
+    for (var d = nr; d > 0u; d = d - 1u) {
+        let n = prm(base + d);
+        off += i32(rem % n) * prm_i(base + nr + d);
+        rem = rem / n;
+    }
+    return off;
+}""",
+}
+
+
 _FOLD_ELEMENTS = """\
         let base = prm_i(6u) + kept_offset(row);
         for (var k = g * chunk + lane; k < stop; k = k + lanes) {
@@ -222,11 +265,15 @@ _SCAN_STORE = {
 
 
 @lru_cache(maxsize=512)
-def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: int) -> Kernel:
-    """One reduction pass; ``out_words`` 0 writes partial accumulators, else result words."""
+def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: int,
+                dims: tuple[int, int] = (2, 2)) -> Kernel:
+    """One reduction pass; ``out_words`` 0 writes partial accumulators, else result words.
+    ``dims``: (kept, reduced) dim counts capped at 2, choosing the offset functions."""
     write = _WRITE_OUT[out_words] if out_words else _WRITE_STATE
+    nk, nr = dims
+    offsets = _KEPT_OFFSET[min(nk, 2)] + "\n\n" + _REDUCED_OFFSET[max(1, min(nr, 2))]
     return kernels._render("reduce", 1, 1, slots, fold=_FOLD_ELEMENTS if from_elements
-                           else _FOLD_STATES, write=write, **_fields(fam, t))
+                           else _FOLD_STATES, write=write, offsets=offsets, **_fields(fam, t))
 
 
 @lru_cache(maxsize=256)
@@ -262,7 +309,9 @@ def _params(words: list[int]) -> Params:
 def _pass(backend, fam, t, src, dst, rows, length, lanes, chunks, chunk, view_words,
           out_words) -> None:
     words = [0, rows, length, chunks, lanes, chunk, *view_words]
-    kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words))
+    dims = (view_words[1], view_words[2]) if view_words else (0, 1)
+    kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words),
+                         (min(dims[0], 2), min(dims[1], 2)))
     groups = -(-rows // (WORKGROUP // lanes)) * chunks
     # _dispatch sizes the grid in kernels.WORKGROUP-sized groups of threads; this template
     # counts workgroups (of 256), so ask for that many groups' worth of threads

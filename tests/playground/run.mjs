@@ -284,6 +284,38 @@ test("promotion explorer: int8 x uint32 is int64 in all, an error in safe", "web
   await shot(page, "explorer");
 });
 
+test("the promotion table fits its pane at 1280 px (no column cut off)", "webgpu", async ({ browser, siteUrl }) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const narrow = await openPlayground(context, siteUrl);
+    await narrow.click("#tab-explorer");
+    await narrow.locator('#explorer td[data-row="i8"][data-col="u32"]').waitFor({ timeout: 60_000 });
+    for (const mode of ["all", "standard", "safe"]) {
+      await narrow.evaluate((m) => window.playground.explorer.setMode(m), mode);
+      const fit = await narrow.evaluate(() => {
+        const box = document.querySelector("#explorer .explorer-table-box").getBoundingClientRect();
+        const heads = [...document.querySelectorAll("#explorer thead th")];
+        const last = heads[heads.length - 1].getBoundingClientRect();
+        return { columns: heads.length, right: last.right, box: box.right };
+      });
+      assert.ok(fit.columns >= 19, `${mode}: a header row of every dtype plus the corner`);
+      assert.ok(fit.right <= fit.box + 0.5, `${mode}: last column ends at ${fit.right} px, the pane at ${fit.box}`);
+    }
+    await narrow.screenshot({ path: path.join(artifacts, "explorer-1280.png") });
+  } finally {
+    await context.close();
+  }
+});
+
+test("a webtensor warning names the user's line", "webgpu", async ({ page }) => {
+  const code = "import webtensor as wt\nx = wt.ones(3, dtype=wt.float64)\ny = x + 1\nprint(y.tolist())";
+  const report = await runCode(page, code);
+  assert.equal(report.ok, true, JSON.stringify(report.error));
+  const text = await outputText(page);
+  assert.match(text, /<playground>:3: RuntimeWarning: webgpu: float64 work runs on the CPU/);
+  assert.doesNotMatch(text, /webtensor\/(api|backends)\//, "no library path in the warning");
+});
+
 test("a syntax error shows a traceback and highlights its line", "webgpu", async ({ page }) => {
   const report = await runCode(page, "import webtensor as wt\nx = wt.ones(3)\ny = (x +\nprint(y)\n");
   assert.equal(report.ok, false);
@@ -527,7 +559,7 @@ for (const kind of ["webgpu", "cpu"]) {
       try {
         if (page === null) page = await openPlayground(context, server.url);
         else await resetPage(page);
-        await t.fn({ page, context, siteUrl: server.url });
+        await t.fn({ page, context, browser, siteUrl: server.url });
         console.log(`ok    ${t.name} (${((performance.now() - start) / 1000).toFixed(1)} s)`);
       } catch (e) {
         failures++;

@@ -36,7 +36,8 @@ def probe() -> Probe:
     try:
         import wgpu  # noqa: F401
     except ImportError:
-        return Probe(None, "wgpu is not installed (pip install 'webtensor[gpu]')", False, "")
+        return Probe(None, "wgpu is not installed (pip install wgpu; from a checkout: pip install "
+                     "-e '.[gpu]')", False, "")
     try:
         adapter = request_adapter()
     except Exception as e:  # wgpu-native raises when no Vulkan/Metal/D3D12 driver loads

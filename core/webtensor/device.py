@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 from ._settings import Setting
 from ._tracing import _ACTIVE
@@ -26,15 +27,20 @@ class Device:
         trace = _ACTIVE.get()
         if trace is not None:
             return trace.backend_for(self)
-        if self._backend is None:
-            self._backend = self._backend_factory()
-        return self._backend
+        found = self._backend
+        return found if found is not None else self._start()
 
     def _real_backend(self):
         """The device's own backend, even while tracing."""
-        if self._backend is None:
-            self._backend = self._backend_factory()
-        return self._backend
+        found = self._backend
+        return found if found is not None else self._start()
+
+    def _start(self):
+        """Make the backend once, even when several threads ask at the same moment."""
+        with _STARTING:
+            if self._backend is None:
+                self._backend = self._backend_factory()
+            return self._backend
 
     def __repr__(self) -> str:
         return f"Device({self.name!r})"
@@ -71,6 +77,10 @@ def _cpu_backend():
     return PythonBackend()
 
 
+# Held while a backend is made or an adapter probed (re-entrant: making the webgpu backend
+# probes); every later access reads the finished object without it.
+_STARTING = threading.RLock()
+
 cpu = Device("cpu", _cpu_backend)
 _DEVICES = {"cpu": cpu}
 # None until first asked for: choosing it may probe for a WebGPU adapter (seconds on lavapipe).
@@ -82,11 +92,13 @@ def _webgpu():
     """The ``webgpu`` Device when wgpu finds an adapter (probed once, lazily), else None."""
     global _webgpu_probed
     if not _webgpu_probed:
-        _webgpu_probed = True
-        from .backends.webgpu import backend_factory, probe
+        with _STARTING:  # one thread probes; the others wait for its answer
+            if not _webgpu_probed:
+                from .backends.webgpu import backend_factory, probe
 
-        if probe().available:
-            _DEVICES["webgpu"] = Device("webgpu", backend_factory)
+                if probe().available:
+                    _DEVICES["webgpu"] = Device("webgpu", backend_factory)
+                _webgpu_probed = True
     return _DEVICES.get("webgpu")
 
 

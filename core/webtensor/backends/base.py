@@ -16,7 +16,7 @@ Elementwise ops are named by the strings of ``webtensor.ops`` (``"add"``, ``"sin
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import wraps
 
@@ -51,6 +51,9 @@ class Backend:
     """Base class documenting the contract; a device module subclasses it."""
 
     name = "abstract"
+    #: held while a caller drives the backend step by step (a compiled program's run): a GPU
+    #: backend's re-entrant lock; CPU backends keep no shared state and need none
+    lock = nullcontext()
 
     # -- memory ----------------------------------------------------------------------------------
     def alloc(self, dtype, size: int):

@@ -168,6 +168,10 @@ class Executable:
     # -- running -------------------------------------------------------------------------------
     def run(self, inputs: list) -> list:
         """Run on input buffers (dense, in graph input order); the environment of buffers."""
+        with self.real.lock:  # a GPU program's dispatches go out as one, whatever the threads
+            return self._run(inputs)
+
+    def _run(self, inputs: list) -> list:
         env = [None] * self.n_slots
         for i, buf in enumerate(inputs):
             env[i] = buf

@@ -25,7 +25,9 @@ subnormal results of ``remainder``/``exp``/``pow``/``atan2``/``hypot``/``logadde
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
+from functools import wraps
 
 from ... import dtypes as _d
 from ... import ops as _ops
@@ -77,10 +79,10 @@ class GPUBuffer:
         # Cheaper per tensor than weakref.finalize (no registry entry, no atexit bookkeeping).
         # Runs whenever a tensor dies, possibly inside a driver call: only queue the handle
         # (the next allocation or dispatch pools or destroys it).
+        # It may run on any thread, even while another one holds the device's lock: it takes
+        # no lock and only appends (atomic); ``_collect`` does the accounting under the lock.
         owner = self.owner
         if owner is not None:
-            owner._live -= 1
-            owner._live_bytes -= self.size
             owner._garbage.append((self.handle, self.size))
 
     def __repr__(self) -> str:
@@ -120,6 +122,9 @@ class WebGPUBackend(Backend):
 
             driver = NativeDriver(probe().adapter)
         self.driver = driver
+        # One thread at a time records into the open pass, the pool and the uniform arena:
+        # every public method holds this (re-entrant: methods call each other).
+        self.lock = threading.RLock()
         self._max_buffer = driver.limits["max-buffer-size"]
         self._max_binding = driver.limits["max-storage-buffer-binding-size"]
         self._live = 0
@@ -167,6 +172,8 @@ class WebGPUBackend(Backend):
     def _collect(self) -> None:
         while self._garbage:
             handle, size = self._garbage.pop()
+            self._live -= 1
+            self._live_bytes -= size
             if self._pool_bytes + size <= self.POOL_BYTES:
                 self._pool.setdefault(size, []).append(handle)
                 self._pool_bytes += size
@@ -668,6 +675,22 @@ class WebGPUBackend(Backend):
             "primitives": caps,
             "routed_calls": {f"{p}:{d}": n for (p, d), n in sorted(self.routed.items())},
         }
+
+
+def _locked(method):
+    @wraps(method)
+    def locked(self, *args, **kwargs):
+        with self.lock:
+            return method(self, *args, **kwargs)
+    return locked
+
+
+for _name in ("alloc", "from_bytes", "to_bytes", "from_values", "to_values", "copy", "assign",
+              "fill", "iota", "cast", "unary", "binary", "where", "reduce", "arg_reduce", "scan",
+              "matmul", "gather", "scatter", "sort", "argsort", "summarize_blocks", "random_bits",
+              "empty_pool", "memory_stats", "capabilities", "device_info"):
+    setattr(WebGPUBackend, _name, _locked(getattr(WebGPUBackend, _name)))
+del _name
 
 
 # iota natively: the element index is ``i``; parameters from slot 4 (see ``iota``).

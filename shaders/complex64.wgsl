@@ -150,6 +150,11 @@ fn exp_c64(z: vec2<f32>) -> vec2<f32> {
 fn expm1_c64(z: vec2<f32>) -> vec2<f32> {
     let x = z.x;
     let y = z.y;
+    if (!is_finite_f32(x) || !is_finite_f32(y)) {
+        // the Array API's special values: exp's, less 1 (expm1(inf + 0i) = inf + 0i)
+        let w = exp_c64(z);
+        return vec2<f32>(w.x - 1.0, w.y);
+    }
     if (x > 88.0) {
         return c64_scaled_cis(x, cos_f32(y), sin_f32(y));  // the - 2 sin^2(y / 2) is lost
     }
@@ -413,6 +418,9 @@ fn atan_c64(z: vec2<f32>) -> vec2<f32> {
 
 // z / |z| (the CPU's formula: the float32 magnitude, then two divisions); 0 stays 0.
 fn sign_c64(z: vec2<f32>) -> vec2<f32> {
+    if (is_nan_f32(z.x) || is_nan_f32(z.y)) {
+        return vec2<f32>(nan_f32(), nan_f32());  // the Array API: NaN + NaN j
+    }
     let m = abs_c64(z);
     if (m == 0.0) {
         return vec2<f32>(0.0, 0.0);
@@ -420,9 +428,9 @@ fn sign_c64(z: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(z.x / m, z.y / m);
 }
 
-// NumPy's complex power: 1 for a zero exponent; 0 ** b is 0 where Re b > 0, else NaN; a real
-// integer exponent below 100 in magnitude by binary powering (then 1 / a^|n|); else
-// exp(b log a).
+// Complex power, the steps of every device (_pyops.cpow1): 1 for a zero exponent; 0 ** b is 0
+// where Re b > 0, else NaN; a real integer exponent below 2^32 in magnitude by binary powering
+// (then 1 / a^|n|), exact where the powers are representable; else exp(b log a).
 fn pow_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     if (!nonzero_f32(b.x) && !nonzero_f32(b.y)) {
         return vec2<f32>(1.0, 0.0);
@@ -433,7 +441,7 @@ fn pow_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
         }
         return vec2<f32>(nan_f32(), nan_f32());
     }
-    if (!nonzero_f32(b.y) && b.x == trunc(b.x) && abs_f32(b.x) < 100.0) {
+    if (!nonzero_f32(b.y) && b.x == trunc(b.x) && abs_f32(b.x) < 4294967296.0) {
         // NumPy's loop: the set bits of |n| from the lowest, the first one without a * 1
         var n = u32(abs_f32(b.x));
         var p = a;

@@ -165,8 +165,9 @@ def f32_round_py(x: float) -> float:
     try:
         return struct.unpack("<f", struct.pack("<f", x))[0]
     except OverflowError:
-        # struct refuses values beyond float32's max; IEEE rounding gives inf past the midpoint.
-        big = 3.4028235677973366e38 + 2.0 ** 103  # max + half an ulp
+        # struct refuses values beyond float32's max; IEEE rounding gives inf from the midpoint
+        # between max and 2**128 on (a tie rounds to even, and max's last bit is odd).
+        big = 2.0 ** 128 - 2.0 ** 103  # max + half an ulp
         if abs(x) >= big:
             return math.copysign(math.inf, x)
         return math.copysign(3.4028234663852886e38, x)

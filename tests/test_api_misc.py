@@ -43,7 +43,7 @@ def test_astype_casting_rule_is_enforced_with_a_clear_error():
         wt.astype(x, wt.int32, casting="safe")
     with pytest.raises(ValueError, match="casting must be one of"):
         wt.astype(x, wt.int32, casting="sometimes")
-    with pytest.raises(TypeError, match="cannot interpret 'int33'"):
+    with pytest.raises(TypeError, match="dtype='int33' is not a data type"):
         wt.astype(x, "int33")
 
 

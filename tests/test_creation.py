@@ -198,9 +198,9 @@ def test_linspace_small_and_rules(backend):
 def test_linspace_errors():
     with pytest.raises(ValueError, match=r"wt.linspace: num must be >= 0, got -1"):
         wt.linspace(0, 1, -1)
-    with pytest.raises(TypeError, match=r"wt.linspace: num must be an int, got 2.5"):
+    with pytest.raises(TypeError, match=r"wt.linspace: num must be an integer, got 2.5"):
         wt.linspace(0, 1, 2.5)
-    with pytest.raises(TypeError, match=r"wt.linspace: num must be an int, got True"):
+    with pytest.raises(TypeError, match=r"wt.linspace: num must be an integer, got True"):
         wt.linspace(0, 1, True)
     with pytest.raises(TypeError, match=r"wt.linspace: complex bounds need a complex dtype, got "
                                         r"float32"):
@@ -302,8 +302,8 @@ def test_meshgrid_small_and_errors(backend):
     assert wt.meshgrid() == []
     (only,) = wt.meshgrid(x)
     assert only.tolist() == [1, 2, 3] and only._data is not x._data
-    with pytest.raises(ValueError, match=r"wt.meshgrid: indexing must be 'xy' or 'ij', got "
-                                         r"'yx'"):
+    with pytest.raises(ValueError, match=r"wt.meshgrid: indexing='yx' is not understood; "
+                                         r"use one of 'xy', 'ij'"):
         wt.meshgrid(x, indexing="yx")
     with pytest.raises(ValueError, match=r"wt.meshgrid: every input must be 1-D, argument 1 has "
                                          r"shape \(1, 2\)"):

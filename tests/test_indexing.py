@@ -408,9 +408,9 @@ def test_setitem_errors_leave_target_untouched(backend):
                                         r"uint8\) into a tensor of dtype uint8"):
         u[0] = t(1, backend, dtype=wt.int8)
     b = wt.broadcast_to(x, (2, 3))
-    with pytest.raises(ValueError, match=S + r"the target is a broadcast view"):
+    with pytest.raises(ValueError, match=S + r"the target is a read-only broadcast view"):
         b[:, 0] = 7
-    with pytest.raises(ValueError, match=S + r"the target is a broadcast view"):
+    with pytest.raises(ValueError, match=S + r"the target is a read-only broadcast view"):
         b[[0], [1]] = 7
     assert x.tolist() == [1, 2, 3] and u.tolist() == [1, 2]
 

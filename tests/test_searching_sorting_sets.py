@@ -286,7 +286,7 @@ def test_errors(dev):
         wt.nonzero(wt.asarray(1.0, device=dev))
     with pytest.raises(ValueError, match=r"wt.count_nonzero: repeated axis"):
         wt.count_nonzero(x, axis=(1, 1))
-    with pytest.raises(ValueError, match=r"wt.searchsorted: side must be 'left' or 'right'"):
+    with pytest.raises(ValueError, match=r"wt.searchsorted: side='middle' is not understood; use one of 'left', 'right'"):
         wt.searchsorted(wt.asarray([1.0], device=dev), 1.0, side="middle")
     with pytest.raises(ValueError, match=r"wt.searchsorted: x1 must be 1-D"):
         wt.searchsorted(x, 1.0)

@@ -27,7 +27,7 @@ import pytest
 
 import webtensor as wt
 from _gpu import webgpu_or_skip  # noqa: E402
-from webtensor import ops
+from webtensor import _warnings, ops
 
 GPU, CPU, B = webgpu_or_skip()
 
@@ -558,11 +558,9 @@ def test_buffers_freed_on_collection():
 
 
 def test_beyond_one_binding_runs_on_the_cpu_and_warns_once(monkeypatch):
-    from webtensor.backends.webgpu import backend as gpu_backend
-
     x = wt.arange(1000, dtype=wt.float32, device=GPU)  # 4000 bytes: above the patched limit
     monkeypatch.setattr(B, "_max_binding", 1024)  # the real limit is 128 MiB: too slow to test
-    monkeypatch.setattr(gpu_backend, "_binding_warned", False)
+    monkeypatch.setattr(_warnings, "_given", set())
     with pytest.warns(RuntimeWarning, match=r"1024|storage binding limit"):
         y = x * 2.0 + 1.0
     assert y.device == GPU

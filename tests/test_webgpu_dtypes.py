@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 import webtensor as wt
 from _gpu import webgpu_or_skip  # noqa: E402
-from webtensor import ops
+from webtensor import _warnings, ops
 
 GPU, CPU, B = webgpu_or_skip()
 
@@ -426,7 +426,7 @@ def test_iota_floats(dt):
 # -- float64: routed with one warning ----------------------------------------------------------------
 
 def test_float64_work_warns_once(monkeypatch):
-    monkeypatch.setattr(_backend, "_float64_warned", False)
+    monkeypatch.setattr(_warnings, "_given", set())
     x = wt.asarray([1.5, -2.0, 3.25], dtype=wt.float64, device=GPU)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -443,7 +443,7 @@ def test_float64_work_warns_once(monkeypatch):
 
 def test_internal_float64_intermediates_do_not_warn(monkeypatch):
     # random normals and linspace compute in float64 on purpose and round once to float32
-    monkeypatch.setattr(_backend, "_float64_warned", False)
+    monkeypatch.setattr(_warnings, "_given", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         n = wt.random.normal(wt.random.key(3), (9,), device=GPU)
@@ -455,7 +455,7 @@ def test_internal_float64_intermediates_do_not_warn(monkeypatch):
 
 
 def test_complex128_work_warns_too(monkeypatch):
-    monkeypatch.setattr(_backend, "_float64_warned", False)
+    monkeypatch.setattr(_warnings, "_given", set())
     x = wt.asarray([1 + 2j], dtype=wt.complex128, device=GPU)
     with pytest.warns(RuntimeWarning, match="webgpu: float64 work runs on the CPU"):
         assert (x * x).tolist() == [(-3 + 4j)]

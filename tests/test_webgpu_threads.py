@@ -8,9 +8,13 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from _gpu import webgpu_or_skip
 
 webgpu_or_skip()
+if sys.platform == "emscripten":
+    pytest.skip("Pyodide has no threads or subprocesses", allow_module_level=True)
 
 
 def run(code: str, timeout: int = 120) -> str:

@@ -12,14 +12,13 @@ import pytest
 
 import webtensor as wt
 from _gpu import webgpu_or_skip
+from webtensor import _warnings
 
 GPU, CPU, BACKEND = webgpu_or_skip()
 
 
 def test_float64_warning_points_at_the_callers_line(monkeypatch):
-    from webtensor.backends.webgpu import backend
-
-    monkeypatch.setattr(backend, "_float64_warned", False)
+    monkeypatch.setattr(_warnings, "_given", set())
     x = wt.asarray([1.0, 2.0], dtype=wt.float64, device=GPU)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -29,7 +28,7 @@ def test_float64_warning_points_at_the_callers_line(monkeypatch):
     (w,) = [w for w in caught if "float64" in str(w.message)]
     assert w.filename == __file__ and w.lineno == line
     # and from inside a jitted program: the caller's line, not the executor's
-    monkeypatch.setattr(backend, "_float64_warned", False)
+    monkeypatch.setattr(_warnings, "_given", set())
     f = wt.jit(lambda a: a * 2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -40,10 +39,8 @@ def test_float64_warning_points_at_the_callers_line(monkeypatch):
 
 
 def test_binding_limit_warning_points_at_the_callers_line(monkeypatch):
-    from webtensor.backends.webgpu import backend
-
     x = wt.ones((200,), device=GPU)
-    monkeypatch.setattr(backend, "_binding_warned", False)
+    monkeypatch.setattr(_warnings, "_given", set())
     monkeypatch.setattr(BACKEND, "_max_binding", 256)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

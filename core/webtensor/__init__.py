@@ -4,7 +4,7 @@
 so the same wheel runs in CPython and in Pyodide.
 """
 
-from . import _methods, fft, linalg, random
+from . import _methods, _validate, fft, linalg, random
 from . import dtypes as _dtypes
 from ._format import get_printoptions, set_printoptions
 from ._heatmap import set_show_hook, show, to_heatmap
@@ -84,12 +84,22 @@ for _dt in all_dtypes:
     globals()[_dt.short] = _dt
 del _dt
 
-# Every API module lists its public functions in __all__; they all live at the top level.
+# Every API module lists its public functions in __all__; they all live at the top level, with
+# their shared keyword arguments (keepdims, dtype, copy, device...) checked on the way in.
+_wrapped: dict = {}  # function -> its checked wrapper (an alias such as wt.tensor shares it)
 for _module in (_creation, _datatypes, _elementwise, _indexing, _linalg_api, _manipulation,
                 _searching, _sets, _sorting, _statistical, _utility):
     for _name in _module.__all__:
-        globals()[_name] = getattr(_module, _name)
-del _module, _name
+        _fn = getattr(_module, _name)
+        if _fn not in _wrapped:
+            _wrapped[_fn] = _validate.checked(_fn, _name)
+        globals()[_name] = _wrapped[_fn]
+for _module, _prefix in ((linalg, "linalg."), (fft, "fft."), (random, "random.")):
+    for _name in _module.__all__:
+        _fn = getattr(_module, _name)
+        if callable(_fn) and not isinstance(_fn, type):
+            setattr(_module, _name, _validate.checked(_fn, _prefix + _name))
+del _module, _name, _prefix, _fn, _wrapped
 
 _methods.install()
 

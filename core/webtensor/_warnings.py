@@ -12,6 +12,23 @@ def _inside(frame) -> bool:
     return name == "webtensor" or name.startswith("webtensor.")
 
 
+_given: set[str] = set()  # keys of the once-per-session warnings already given
+
+
+def warn_once(key: str, message: str, category=RuntimeWarning) -> None:
+    """``warn``, but only the first time ``key`` comes up in this session (see ``new_session``)."""
+    if key in _given:
+        return
+    _given.add(key)
+    warn(message, category)
+
+
+def new_session() -> None:
+    """Forget which once-per-session warnings were given: a host that runs one script after
+    another in the same interpreter (the playground) calls this before each script."""
+    _given.clear()
+
+
 def warn(message: str, category=RuntimeWarning) -> None:
     """``warnings.warn`` attributed to the innermost frame outside webtensor."""
     frame = sys._getframe(1)

@@ -382,8 +382,9 @@ def can_cast(from_, to, /, casting: str = "safe") -> _builtin_bool:
     ``"same_kind"``: safe, or to the same or a higher kind (bool < uint < int < float < complex);
     ``"unsafe"``: always.
     """
-    if casting not in _CASTINGS:
-        raise ValueError(f"wt.can_cast: casting must be one of {', '.join(map(repr, _CASTINGS))}, "
+    if not isinstance(casting, str) or casting not in _CASTINGS:
+        error = ValueError if isinstance(casting, str) else TypeError
+        raise error(f"wt.can_cast: casting must be one of {', '.join(map(repr, _CASTINGS))}, "
                          f"got {casting!r}")
     src = _dtype_of_arg(from_, "can_cast")
     dst = _dtype_of_arg(to, "can_cast")

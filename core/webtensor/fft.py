@@ -22,6 +22,7 @@ from __future__ import annotations
 import cmath
 import math
 
+from . import _validate
 from . import dtypes as _d
 from . import shape as _s
 from .api._common import as_tensor, axis_index, check_kind, float_dtype_for
@@ -157,6 +158,7 @@ def _check_n(n, fn: str, what="n") -> int:
     n = n.__index__()
     if n < 1:
         raise ValueError(f"wt.{fn}: invalid number of data points {what}={n}; it must be >= 1")
+    _validate.count(n, f"wt.{fn}", what)  # a MemoryError naming it, before anything is made
     return n
 
 

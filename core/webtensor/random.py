@@ -38,7 +38,7 @@ import math
 import os
 import threading
 
-from . import _tracing
+from . import _tracing, _validate
 from . import dtypes as _d
 from . import shape as _s
 from .api import elementwise as _ew
@@ -163,8 +163,7 @@ def split(k, num: int = 2) -> tuple[Key, ...]:
     """``num`` new independent keys derived from ``k`` (``k1, k2 = split(k)``)."""
     k = _as_key(k, "split")
     n = _int_arg(num, "split", "num", "e.g. split(key, 3)")
-    if n < 0:
-        raise ValueError(f"wt.random.split: num must be >= 0, got {n}")
+    _validate.count(n, "wt.random.split", "num")
     return tuple(Key(*w) for w in _philox.split(k.words, n))
 
 

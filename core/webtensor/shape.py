@@ -8,6 +8,7 @@ a new view computed here; no bytes are touched.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 
 Shape = tuple[int, ...]
@@ -57,16 +58,67 @@ def as_shape(shape, fn: str) -> Shape:
         if n < 0:
             raise ValueError(f"wt.{fn}: negative dimension {n} in shape {out}; "
                              f"dimensions must be >= 0")
+    check_ndim(len(out), fn)
+    if size_of(out) > MAX_BYTES:
+        raise MemoryError(f"wt.{fn}: shape {out} has {size_of(out)} elements, more than any "
+                          f"device can hold (at most 2**62 bytes); use a smaller shape")
     return out
 
 
+MAX_NDIM = 64  # as NumPy 2: every device supports every rank up to this
+MAX_BYTES = 1 << 62  # no tensor larger than this on any device (sizes stay machine ints)
+
+
+_NAMESPACES = {"webtensor.linalg": "linalg.", "webtensor.fft": "fft.",
+               "webtensor.random": "random.", "webtensor.tf": "tf."}
+
+
+def entry_point() -> str | None:
+    """The public function the user called (the outermost webtensor frame), for messages
+    raised deep inside; None outside webtensor."""
+    import sys
+
+    frame, found = sys._getframe(1), None
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module == "webtensor" or module.startswith("webtensor."):
+            name = frame.f_code.co_name
+            if not name.startswith("_") and name not in ("wrapper", "method"):
+                prefix = next((p for m, p in _NAMESPACES.items() if module.startswith(m)), "")
+                found = prefix + name
+        frame = frame.f_back
+    return found
+
+
+def check_ndim(ndim: int, fn: str) -> None:
+    if ndim > MAX_NDIM:
+        raise ValueError(f"wt.{fn}: {ndim} dimensions; webtensor supports at most {MAX_NDIM} "
+                         f"(as NumPy does): merge dimensions with wt.reshape")
+
+
+def check_size(shape, itemsize: int, fn: str) -> int:
+    """The element count of ``shape``; a MemoryError naming the bytes when no device could
+    hold it (the same error on every device, before anything is allocated)."""
+    size = size_of(shape)
+    if size * itemsize > MAX_BYTES:
+        if fn == "empty":  # an internal allocation: name the public function called
+            fn = entry_point() or fn
+        raise MemoryError(f"wt.{fn}: a tensor of shape {tuple(shape)} needs {size * itemsize} "
+                          f"bytes, more than any device can hold (at most 2**62); use a smaller "
+                          f"shape")
+    return size
+
+
 def _index(n, fn: str) -> int:
-    if isinstance(n, bool):
-        raise TypeError(f"wt.{fn}: expected an integer, got the bool {n!r}")
+    if n.__class__ is int:
+        return n
+    if isinstance(n, (bool, type)):
+        what = f"the bool {n!r}" if isinstance(n, bool) else f"the type {n.__name__}"
+        raise TypeError(f"wt.{fn}: expected an integer, got {what}")
     try:
-        return n.__index__()
-    except AttributeError:
-        raise TypeError(f"wt.{fn}: expected an integer, got {n!r} ({type(n).__name__})") \
+        return operator.index(n)
+    except TypeError:  # no __index__, or one that refuses (a float array, a 2-element tensor)
+        raise TypeError(f"wt.{fn}: expected an integer, got {n!r:.60} ({type(n).__name__})") \
             from None
 
 

@@ -16,16 +16,18 @@ class Tensor:
     """An n-dimensional array on a device.  Create one with ``wt.asarray`` and friends."""
 
     __slots__ = ("_data", "shape", "strides", "offset", "dtype", "weak", "names", "device",
-                 "_dense", "__weakref__")
+                 "_dense", "_readonly", "__weakref__")
     # NumPy's operators return NotImplemented for us, so `ndarray + tensor` uses our promotion.
     __array_ufunc__ = None
 
     # -- construction (internal) -----------------------------------------------------------------
     @classmethod
     def _wrap(cls, data, shape, dtype: DType, device: Device, *, strides=None, offset=0,
-              weak=False, names=None) -> Tensor:
+              weak=False, names=None, readonly=False) -> Tensor:
         t = object.__new__(cls)
         t._data = data
+        # _readonly: a view of a broadcast (its elements alias each other): writes are refused
+        t._readonly = readonly
         t.shape = shape
         # _dense: the view is exactly its whole buffer in C order (a fast path for backends).
         t._dense = strides is None and offset == 0
@@ -39,9 +41,11 @@ class Tensor:
 
     def _view(self, shape, strides, offset, names=None, dtype=None) -> Tensor:
         """A view sharing this tensor's buffer."""
+        if len(shape) > _s.MAX_NDIM:
+            _s.check_ndim(len(shape), "view")
         return Tensor._wrap(self._data, shape, self.dtype if dtype is None else dtype,
                             self.device, strides=strides, offset=offset, weak=self.weak,
-                            names=names)
+                            names=names, readonly=self._readonly)
 
     @property
     def _backend(self):
@@ -188,10 +192,28 @@ class Tensor:
         if self.dtype.kind not in "iu":
             raise TypeError(f"only integer tensors can be used as an index, this one is "
                             f"{self.dtype.name}; cast with x.astype(wt.int64)")
+        if self.size != 1:
+            raise TypeError(f"index(): only a one-element integer tensor can be used as a Python "
+                            f"index or count, this one has shape {self.shape}")
         return self._scalar(int, "index")
 
     def __hash__(self):
         raise TypeError("unhashable type: 'Tensor' (tensors compare elementwise)")
+
+    # -- copies and pickles: always new buffers, never aliases -----------------------------------
+    def __copy__(self) -> Tensor:
+        from .api import creation
+
+        return creation.asarray(self, copy=True)
+
+    def __deepcopy__(self, memo) -> Tensor:
+        memo[id(self)] = out = self.__copy__()
+        return out
+
+    def __reduce__(self):
+        # bytes + geometry + the device's name: unpickled on that device where it exists
+        return (_unpickle, (self.tobytes(), self.shape, self.dtype.name, self.device.name,
+                            self.weak, self.names))
 
     def __repr__(self) -> str:
         if isinstance(self._data, TracedBuffer):
@@ -211,6 +233,22 @@ class Tensor:
         if spec and self.size == 1:
             return format(self.item(), spec)
         return str(self) if not spec else format(str(self), spec)
+
+
+def _unpickle(data: bytes, shape, dtype_name: str, device_name: str, weak, names) -> Tensor:
+    from . import _warnings
+    from .device import as_device, cpu
+    from .dtypes import dtype
+
+    try:
+        device = as_device(device_name, "unpickle")
+    except ValueError:
+        _warnings.warn(f"webtensor: a tensor pickled on the {device_name!r} device is "
+                       f"unpickled on the cpu device (no {device_name!r} device here)")
+        device = cpu
+    dt = dtype(dtype_name)
+    return Tensor._wrap(device.backend.from_bytes(dt, data), tuple(shape), dt, device,
+                        weak=weak, names=names)
 
 
 async def _values_async(t: Tensor) -> list:
@@ -237,9 +275,11 @@ def _nest(flat: list, shape) -> list:
 
 # -- helpers shared by the API modules ------------------------------------------------------------
 
-def empty(shape, dtype: DType, device: Device, *, weak=False, names=None) -> Tensor:
+def empty(shape, dtype: DType, device: Device, *, weak=False, names=None,
+          fn: str = "empty") -> Tensor:
     """A new contiguous tensor with unspecified contents (internal)."""
-    data = device.backend.alloc(dtype, _s.size_of(shape))
+    _s.check_ndim(len(shape), fn)
+    data = device.backend.alloc(dtype, _s.check_size(shape, dtype.itemsize, fn))
     return Tensor._wrap(data, shape, dtype, device, weak=weak, names=names)
 
 
@@ -270,7 +310,11 @@ def broadcast_view(x: Tensor, shape) -> Tensor:
     names = None
     if x.names is not None:
         names = (None,) * (len(shape) - x.ndim) + x.names
-    return x._view(shape, strides, x.offset, names=names)
+    view = x._view(shape, strides, x.offset, names=names)
+    # stretched dims alias one element many times: like NumPy's broadcast_to, read-only
+    if any(s == 0 and n > 1 for n, s in zip(shape, strides)):
+        view._readonly = True
+    return view
 
 
 def cast(x: Tensor, dtype: DType, weak=None) -> Tensor:

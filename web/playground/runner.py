@@ -157,6 +157,7 @@ async def run(source: str) -> dict:
     """Run ``source`` as the playground's script; returns ``{"ok", "error", "seconds"}``."""
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
     namespace = {"__name__": "__main__", "__file__": FILENAME}
+    _new_session()
     t0 = time.perf_counter()
     try:
         body, last = split_source(source)
@@ -173,6 +174,15 @@ async def run(source: str) -> dict:
         sys.stdout.flush()
         sys.stderr.flush()
     return {"ok": error is None, "error": error, "seconds": time.perf_counter() - t0}
+
+
+def _new_session() -> None:
+    """Each run is a script of its own: its once-per-session warnings are given again."""
+    try:
+        from webtensor import _warnings
+    except ImportError:
+        return
+    _warnings.new_session()
 
 
 def install_show_hook(emit) -> bool:

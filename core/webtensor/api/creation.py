@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import array
 import math
+import sys
 
+from .. import _validate
 from .. import dtypes as _d
 from .. import promotion as _p
 from .. import shape as _s
@@ -23,6 +26,10 @@ def _flatten(obj, fn: str, path: str = "", tensors=None):
     """Nested sequences -> (shape, flat list of leaves); ragged input is a ValueError naming
     the full position (``[1][2]``) of the offending element.  Tensors met inside are appended
     to ``tensors`` (their dtypes take part in inference, like NumPy scalars do)."""
+    if hasattr(obj, "__array_interface__") and getattr(obj, "ndim", 0):
+        from .._numpy_interop import from_numpy  # an array inside a list: its dtype counts
+
+        obj = from_numpy(obj, as_device(None, fn))
     if isinstance(obj, Tensor):
         if tensors is not None:
             tensors.append(obj)
@@ -73,13 +80,19 @@ def _infer(leaves, fn: str, tensors=()):
 
 
 def _check_explicit(values, dtype, fn: str):
-    """Python ints converted to an explicit integer dtype: in range unless the mode wraps."""
-    if dtype.kind not in "iu" or _p.get_promotion_mode() == "standard":
+    """Python ints converted to an explicit integer dtype must fit it: OverflowError, as in
+    arithmetic, setitem and NumPy/JAX's asarray (never a silent wrap)."""
+    if dtype.kind not in "iu":
         return
     info = _d.iinfo(dtype)
     for v in values:
         if v.__class__ is int and not info.min <= v <= info.max:
-            _p._check_int_range(v, dtype, fn)
+            wide = next((d for d in (_d.int16, _d.int32, _d.int64, _d.uint64)
+                         if _d.iinfo(d).min <= v <= _d.iinfo(d).max), None)
+            fix = (f"pass a dtype that holds it (dtype=wt.{wide.name})" if wide is not None
+                   else "no integer dtype holds it: pass dtype=wt.float64")
+            raise OverflowError(f"wt.{fn}: Python int {v} is out of range for {dtype.name} "
+                                f"({info.min} to {info.max}); {fix}, or a value in range")
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None, names=None) -> Tensor:
@@ -95,7 +108,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, names=None) -> Tensor
     if isinstance(obj, Tensor):
         return _from_tensor(obj, dt, dev, copy, names, fn)
     foreign = hasattr(obj, "__array_interface__") or type(obj).__module__ == "numpy"
-    if copy is False and (foreign or isinstance(obj, (bytes, bytearray, memoryview))):
+    buffer = isinstance(obj, _BUFFERS)
+    if copy is False and (foreign or buffer):
         # NOTE: Array API: copy=False must never copy, and raise where a copy is needed.  Tensors
         # keep their own device buffers, so foreign data (NumPy arrays, buffers) is always copied.
         raise ValueError(f"wt.{fn}: copy=False is impossible for a {type(obj).__name__}; "
@@ -105,9 +119,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, names=None) -> Tensor
 
         t = from_numpy(obj, as_device(dev, fn))  # a fresh copy already: copy=True is met
         return _from_tensor(t, dt, None, None, names, fn)
-    if isinstance(obj, (bytes, bytearray, memoryview)):
-        t = frombuffer(obj, dtype=_d.uint8 if dt is None else dt, device=dev)
-        return _from_tensor(t, None, None, None, names, fn)
+    if buffer:
+        return _from_tensor(_from_buffer(obj, dev, fn), dt, None, None, names, fn)
     if copy is False:
         raise ValueError(f"wt.{fn}: copy=False is impossible for a {type(obj).__name__}; "
                          f"Python data always has to be copied into a tensor")
@@ -187,6 +200,43 @@ def _to_device(t: Tensor, dev) -> Tensor:
     return Tensor._wrap(data, t.shape, t.dtype, dev, weak=t.weak, names=t.names)
 
 
+# The buffer protocol's element formats (struct codes, native sizes) -> dtypes.
+_BUFFER_FORMATS = {
+    "?": _d.bool, "b": _d.int8, "B": _d.uint8, "h": _d.int16, "H": _d.uint16, "i": _d.int32,
+    "I": _d.uint32, "q": _d.int64, "Q": _d.uint64, "e": _d.float16, "f": _d.float32,
+    "d": _d.float64, "Zf": _d.complex64, "Zd": _d.complex128,
+}
+
+
+_BUFFERS = (bytes, bytearray, memoryview, array.array)  # buffer-protocol sources of asarray
+
+
+def _from_buffer(obj, device, fn: str) -> Tensor:
+    """A tensor with the element type, shape and values a buffer-protocol object describes
+    (its bytes in C order, whatever its strides); ``wt.frombuffer`` reinterprets raw bytes."""
+    view = memoryview(obj)
+    fmt = view.format
+    order = fmt[0] if fmt[:1] in ("<", ">", "=", "@", "!") else "@"
+    code = fmt[1:] if fmt[:1] in ("<", ">", "=", "@", "!") else fmt
+    if code in ("l", "L"):  # C long: its size on this platform
+        code = {4: "i", 8: "q"}[view.itemsize] if code == "l" else \
+            {4: "I", 8: "Q"}[view.itemsize]
+    dt = _BUFFER_FORMATS.get(code)
+    if dt is None or dt.itemsize != view.itemsize:
+        raise TypeError(f"wt.{fn}: a buffer of element format {fmt!r} ({view.itemsize} bytes) "
+                        f"has no webtensor dtype; supported: "
+                        f"{', '.join(sorted(_BUFFER_FORMATS))}")
+    raw = view.tobytes()  # C order, strides applied
+    big = order in (">", "!") or (order in ("@", "=") and sys.byteorder == "big")
+    if big and dt.itemsize > 1:  # webtensor's bytes are little endian
+        parts = 2 if dt.kind == "c" else 1
+        step = dt.itemsize // parts
+        raw = b"".join(raw[i:i + step][::-1] for i in range(0, len(raw), step))
+    dev = as_device(device, fn)
+    data = dev.backend.from_bytes(dt, raw)
+    return Tensor._wrap(data, tuple(view.shape), dt, dev)
+
+
 def frombuffer(buffer, dtype=_d.float32, count=-1, offset=0, *, device=None) -> Tensor:
     """A 1-D tensor from raw bytes laid out as NumPy lays out ``dtype`` (little endian)."""
     dt = _d.dtype(dtype)
@@ -222,14 +272,17 @@ def empty(shape, *, dtype=None, device=None, names=None) -> Tensor:
     """A new tensor of ``shape`` with unspecified contents (default dtype: the float default)."""
     shape = _s.as_shape(shape, "empty")
     dt, _ = _creation_dtype(dtype, None, "empty")
-    return _empty(shape, dt, as_device(device, "empty"),
+    return _empty(shape, dt, as_device(device, "empty"), fn="empty",
                   names=_check_names(names, len(shape), "empty"))
 
 
 def full(shape, fill_value, *, dtype=None, device=None, names=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value``; without ``dtype``, the default dtype of
     the value's kind in the active promotion mode (bool stays bool)."""
-    fn = "full"
+    return _full(shape, fill_value, dtype, device, names, "full")
+
+
+def _full(shape, fill_value, dtype, device, names, fn: str) -> Tensor:
     shape = _s.as_shape(shape, fn)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -238,21 +291,22 @@ def full(shape, fill_value, *, dtype=None, device=None, names=None) -> Tensor:
                         f"{fill_value!r}")
     dt, _ = _creation_dtype(dtype, fill_value, fn)
     _check_explicit([fill_value], dt, fn)
-    out = _empty(shape, dt, as_device(device, fn), names=_check_names(names, len(shape), fn))
+    out = _empty(shape, dt, as_device(device, fn), names=_check_names(names, len(shape), fn),
+                 fn=fn)
     out._backend.fill(out, fill_value)
     return out
 
 
 def zeros(shape, *, dtype=None, device=None, names=None) -> Tensor:
     """A tensor of zeros (default dtype: the float default)."""
-    return full(shape, 0, dtype=_d.default_float_dtype() if dtype is None else dtype,
-                device=device, names=names)
+    return _full(shape, 0, _d.default_float_dtype() if dtype is None else dtype, device, names,
+                 "zeros")
 
 
 def ones(shape, *, dtype=None, device=None, names=None) -> Tensor:
     """A tensor of ones (default dtype: the float default)."""
-    return full(shape, 1, dtype=_d.default_float_dtype() if dtype is None else dtype,
-                device=device, names=names)
+    return _full(shape, 1, _d.default_float_dtype() if dtype is None else dtype, device, names,
+                 "ones")
 
 
 def _like(x, dtype, device):
@@ -282,7 +336,7 @@ def ones_like(x, /, *, dtype=None, device=None) -> Tensor:
 def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
     """Like ``full`` with the shape, dtype, device and names of ``x``."""
     shape, dt, dev, names = _like(x, dtype, device)
-    return full(shape, fill_value, dtype=dt, device=dev, names=names)
+    return _full(shape, fill_value, dt, dev, names, "full_like")
 
 
 # -- ranges, grids, triangles (the second half of the Array API creation chapter) ---------------
@@ -368,11 +422,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     fn = "linspace"
     start = _range_scalar(start, "start", fn, complex_ok=True)
     stop = _range_scalar(stop, "stop", fn, complex_ok=True)
-    if isinstance(num, bool) or not hasattr(num, "__index__"):
-        raise TypeError(f"wt.{fn}: num must be an int, got {num!r}")
-    num = num.__index__()
-    if num < 0:
-        raise ValueError(f"wt.{fn}: num must be >= 0, got {num}")
+    num = _validate.count(num, f"wt.{fn}", "num")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     if dtype is None:
         dt, _ = _p._resolve((start, stop, 1.0), fn)
@@ -424,8 +474,7 @@ def meshgrid(*arrays, indexing: str = "xy") -> list:
     ``indexing='xy'`` (Cartesian) swaps the first two output dimensions; ``'ij'`` does not.
     """
     fn = "meshgrid"
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"wt.{fn}: indexing must be 'xy' or 'ij', got {indexing!r}")
+    _validate.option(indexing, f"wt.{fn}", "indexing", ("xy", "ij"))
     tensors = [a if isinstance(a, Tensor) else asarray(a) for a in arrays]
     for i, t in enumerate(tensors):
         if t.ndim != 1:

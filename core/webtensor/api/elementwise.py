@@ -151,15 +151,29 @@ def _operand_ok(other) -> bool:
             or hasattr(other, "__array_interface__"))
 
 
-def _forward(op):
+def _refuse_text(op, other):
+    # NotImplemented would let Python try str/bytes repetition with the tensor as the count
+    raise TypeError(f"wt.{op.name}: cannot combine a tensor with a {type(other).__name__} "
+                    f"({other!r:.40}); convert the text to numbers first")
+
+
+def _forward(op, refuse_text: bool = True):
     def forward(self, other):
-        return apply_binary(op, self, other) if _operand_ok(other) else NotImplemented
+        if _operand_ok(other):
+            return apply_binary(op, self, other)
+        if refuse_text and isinstance(other, (str, bytes)):
+            _refuse_text(op, other)
+        return NotImplemented
     return forward
 
 
 def _reflected(op):
     def reflected(self, other):
-        return apply_binary(op, other, self) if _operand_ok(other) else NotImplemented
+        if _operand_ok(other):
+            return apply_binary(op, other, self)
+        if isinstance(other, (str, bytes)):
+            _refuse_text(op, other)
+        return NotImplemented
     return reflected
 
 
@@ -179,7 +193,8 @@ def _install_operators():
         setattr(Tensor, f"__r{dunder}__", _reflected(op))
         setattr(Tensor, f"__i{dunder}__", _inplace(op))
     for dunder, name in _COMPARISONS.items():
-        setattr(Tensor, f"__{dunder}__", _forward(ELEMENTWISE[name]))
+        # == and != with text fall back to identity (False / True), as Python does
+        setattr(Tensor, f"__{dunder}__", _forward(ELEMENTWISE[name], dunder not in ("eq", "ne")))
     for dunder, name in _UNARY_OPERATORS.items():
         op = ELEMENTWISE[name]
         setattr(Tensor, f"__{dunder}__", lambda self, op=op: apply_unary(op, self))

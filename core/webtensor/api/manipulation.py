@@ -104,7 +104,13 @@ def _fit_value(value: Tensor, shape, fn: str) -> Tensor:
 
 
 def _check_writable(target: Tensor, fn: str) -> None:
-    """Broadcast views (stride 0 over a dimension longer than 1) alias their elements."""
+    """Broadcast views (stride 0 over a dimension longer than 1) alias their elements, and so
+    does every view taken from one (``wt.broadcast_to(b, (2, 3))[1]`` is ``b`` itself)."""
+    if target._readonly:
+        raise ValueError(f"wt.{fn}: the target is a read-only broadcast view (from "
+                         f"wt.broadcast_to or wt.broadcast_arrays, or a view of one): its rows "
+                         f"share memory with each other and with the original, so writing "
+                         f"would change them all; copy it first with wt.asarray(x, copy=True)")
     for n, s in zip(target.shape, target.strides):
         if s == 0 and n > 1:
             raise ValueError(f"wt.{fn}: the target is a broadcast view (shape {target.shape}, "
@@ -145,6 +151,7 @@ def reshape(x, /, shape, *, copy: bool | None = None) -> Tensor:
     fn = "reshape"
     x = as_tensor(x, fn)
     shape = _s.resolve_reshape(x.size, _shape_arg(shape, fn), fn)
+    _s.check_ndim(len(shape), fn)
     names = x.names if shape == x.shape else None
     strides = None if copy else _s.reshape_strides(x.shape, x.strides, shape)
     if strides is not None:
@@ -253,6 +260,7 @@ def expand_dims(x, /, axis=0) -> Tensor:
     x = as_tensor(x, fn)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     ndim = x.ndim + len(axes)
+    _s.check_ndim(ndim, fn)
     new = sorted(_out_axis(a, ndim, fn) for a in axes)
     if len(set(new)) != len(new):
         raise ValueError(f"wt.{fn}: repeated axis in {tuple(axes)}; each position may appear "

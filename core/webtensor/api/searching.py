@@ -9,6 +9,7 @@ binary search: log2(n) rounds of gather + compare + where, so it runs on any dev
 
 from __future__ import annotations
 
+from .. import _validate
 from .. import dtypes as _d
 from ..tensor import Tensor, cast, empty
 from . import _reduce as _r
@@ -156,8 +157,7 @@ def searchsorted(x1, x2, /, *, side: str = "left", sorter=None) -> Tensor:
     sorted 1-D ``x1`` to keep it sorted; ``side='right'`` goes after equal elements.
     ``sorter`` holds indices that sort ``x1`` (e.g. from argsort).  NaN sorts last."""
     fn = "searchsorted"
-    if side not in ("left", "right"):
-        raise ValueError(f"wt.{fn}: side must be 'left' or 'right', got {side!r}")
+    _validate.option(side, f"wt.{fn}", "side", ("left", "right"))
     x1 = as_tensor(x1, fn)
     if x1.ndim != 1:
         raise ValueError(f"wt.{fn}: x1 must be 1-D (a sorted sequence), got shape {x1.shape}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 
+from .. import _validate
 from .. import dtypes as _d
 from ..tensor import Tensor, cast, from_values
 from . import _reduce as _r
@@ -488,7 +489,11 @@ def histogram(x, bins=10, range=None, weights=None, density: bool = False):  # n
     if isinstance(bins, str):
         raise TypeError(f"wt.{fn}: bins={bins!r}: string bin estimators are not supported; "
                         f"pass a number of bins or an array of edges")
-    if isinstance(bins, int) and not isinstance(bins, bool):
+    if isinstance(bins, (bool, float, complex)):
+        raise TypeError(f"wt.{fn}: bins must be a number of bins (an int) or an array of "
+                        f"edges, got {bins!r} ({type(bins).__name__})")
+    if isinstance(bins, int):
+        _validate.count(bins, f"wt.{fn}", "bins")
         if bins < 1:
             raise ValueError(f"wt.{fn}: bins={bins} must be a positive number of bins")
         edges = _uniform_edges(flat, bins, range, fn)

@@ -19,6 +19,7 @@ import math
 import struct
 
 from .. import dtypes as _d
+from . import _annex_g
 from . import _pycodec as _c
 
 INF = math.inf
@@ -127,7 +128,9 @@ def csign(vals: list, dt) -> list:
         r = _c.r32
     else:
         r = float
-    return [0j if m == 0 else complex(r(_div(z.real, m)), r(_div(z.imag, m)))
+    # z / |z|; 0 at 0; NaN + NaN j (the canonical NaN) where a part is NaN (Array API)
+    return [complex(DNAN, DNAN) if z.real != z.real or z.imag != z.imag else
+            0j if m == 0 else complex(r(_div(z.real, m)), r(_div(z.imag, m)))
             for z, m in zip(vals, mags)]
 
 
@@ -386,27 +389,17 @@ def _map_real(name, vals):
 
 
 def _cexp_special(z):
+    """exp of a finite ``z`` that overflows (cmath raises): ``e^x cis(y)`` with e^x = inf."""
+    if not (_isfinite(z.real) and _isfinite(z.imag)):
+        return _annex_g.exp(z)
     re, im = z.real, z.imag
-    try:
-        m = math.exp(re)
-    except OverflowError:
-        m = INF
     if im == 0:
-        return complex(m, im)
-    try:
-        return complex(m * math.cos(im), m * math.sin(im))
-    except ValueError:
-        return complex(DNAN, DNAN)
-
-
-def _clog_special(z):
-    if z == 0:
-        return complex(-INF, math.atan2(z.imag, z.real))
-    return complex(math.log(abs(z)) if abs(z) != INF else INF, math.atan2(z.imag, z.real))
-
-
-def _cnan(z):
-    return complex(DNAN, DNAN)
+        return complex(INF, im)
+    try:  # e^x = (e^(x/2))^2: a part such as e^x sin(y) may still be finite
+        half = math.exp(re / 2)
+    except OverflowError:
+        half = INF
+    return complex(half * math.cos(im) * half, half * math.sin(im) * half)
 
 
 def _big_cosh_sinh(x):
@@ -424,25 +417,43 @@ def _mul0(big, small):
     return big * small
 
 
-def _csinh_special(z):
+def _csinh_overflow(z):
     ch, sh = _big_cosh_sinh(z.real)
     return complex(_mul0(sh, math.cos(z.imag)), _mul0(ch, math.sin(z.imag)))
 
 
-def _ccosh_special(z):
+def _ccosh_overflow(z):
     ch, sh = _big_cosh_sinh(z.real)
     return complex(_mul0(ch, math.cos(z.imag)), _mul0(sh, math.sin(z.imag)))
 
 
-def _csin_special(z):
-    # sin(z) = -i sinh(iz)
-    w = _csinh_special(complex(-z.imag, z.real))
-    return complex(w.imag, -w.real)
+# finite inputs whose result overflows (cmath raises OverflowError): the formulas with inf
+_OVERFLOWS = {
+    "exp": _cexp_special, "sinh": _csinh_overflow, "cosh": _ccosh_overflow,
+    "sin": lambda z: (lambda w: complex(w.imag, -w.real))(_csinh_overflow(complex(-z.imag,
+                                                                                    z.real))),
+    "cos": lambda z: _ccosh_overflow(complex(-z.imag, z.real)),
+}
 
 
-def _ccos_special(z):
-    # cos(z) = cosh(iz)
-    return _ccosh_special(complex(-z.imag, z.real))
+def _clog_special(z):
+    if z == 0:
+        return complex(-INF, math.atan2(z.imag, z.real))
+    return complex(math.log(abs(z)) if abs(z) != INF else INF, math.atan2(z.imag, z.real))
+
+
+def _cnan(z):
+    return complex(DNAN, DNAN)
+
+
+def _finite_or(fn, special):
+    """``fn`` (cmath) for finite input, Annex G's ``special`` for an infinite or NaN part
+    (cmath signals those, or picks other signs for Annex G's open ones than NumPy does)."""
+    def op(z):
+        if _isfinite(z.real) and _isfinite(z.imag):
+            return fn(z)
+        return special(z)
+    return op
 
 
 def _catanh_special(z):
@@ -458,13 +469,20 @@ def _catan_special(z):
     return complex(w.imag, -w.real)
 
 
+def _open_signs(name, fn):
+    def op(z):
+        return _annex_g.open_sign_choice(name, z) or fn(z)
+    return op
+
+
 _CMATH = {
-    "exp": (cmath.exp, _cexp_special), "log": (cmath.log, _clog_special),
-    "sin": (cmath.sin, _csin_special), "cos": (cmath.cos, _ccos_special),
-    "tan": (cmath.tan, _cnan), "asin": (cmath.asin, _cnan), "acos": (cmath.acos, _cnan),
-    "atan": (cmath.atan, _catan_special), "sinh": (cmath.sinh, _csinh_special),
-    "cosh": (cmath.cosh, _ccosh_special), "tanh": (cmath.tanh, _cnan),
-    "asinh": (cmath.asinh, _cnan), "acosh": (cmath.acosh, _cnan),
+    **{name: (_finite_or(getattr(cmath, name), getattr(_annex_g, name)),
+              _OVERFLOWS.get(name, _cnan))
+       for name in ("exp", "sin", "cos", "tan", "sinh", "cosh", "tanh")},
+    "log": (cmath.log, _clog_special), "asin": (_open_signs("asin", cmath.asin), _cnan),
+    "acos": (_open_signs("acos", cmath.acos), _cnan),
+    "atan": (_open_signs("atan", cmath.atan), _catan_special),
+    "asinh": (cmath.asinh, _cnan), "acosh": (_open_signs("acosh", cmath.acosh), _cnan),
     "atanh": (cmath.atanh, _catanh_special),
 }
 _LOG2E = 1.442695040888963407359924681001892137
@@ -501,7 +519,7 @@ def _clog1p_special(z):
     return complex(-INF, math.atan2(z.imag, z.real + 1))
 
 
-_CMATH["expm1"] = (_cexpm1, _cexp_special)
+_CMATH["expm1"] = (_finite_or(_cexpm1, _annex_g.expm1), _cnan)
 _CMATH["log1p"] = (_clog1p, _clog1p_special)
 _CMATH["log2"] = (_clog_scaled(_LOG2E), _clog_scaled_special(_LOG2E))
 _CMATH["log10"] = (_clog_scaled(_LOG10E), _clog_scaled_special(_LOG10E))
@@ -567,43 +585,42 @@ def _clog1(z: complex) -> complex:
 
 
 def _cexp1(z: complex) -> complex:
+    if not (_isfinite(z.real) and _isfinite(z.imag)):
+        return _annex_g.exp(z)
     try:
         return cmath.exp(z)
-    except (ValueError, OverflowError):
-        try:
-            return _cexp_special(z)
-        except ValueError:
-            return complex(DNAN, DNAN)
+    except OverflowError:
+        return _cexp_special(z)
+
+
+# Complex powers with a real integer exponent up to this magnitude are products (exact where
+# the powers are representable: 1j ** -2147484672.0 == 1); every device uses the same steps.
+POW_INT_LIMIT = 2 ** 32
 
 
 def cpow1(a: complex, b: complex) -> complex:
-    """NumPy's complex power (``nc_pow``): small integer exponents by repeated multiplication,
-    the rest as C's ``cpow`` = cexp(b * clog(a))."""
+    """Complex power, the same steps on every device: 1 for a zero exponent; 0 ** b is 0
+    where Re b > 0, else NaN; a real integer exponent by binary powering from the lowest set
+    bit (never 1 * a: 1 * inf would make a NaN part), then 1 / a^|n|; else, and where the
+    powers overflow, exp(b log a) with Annex G's special values (the Array API's rule)."""
     ar, ai, br, bi = a.real, a.imag, b.real, b.imag
     if br == 0 and bi == 0:
         return 1 + 0j
     if ar == 0 and ai == 0:
         return 0j if br > 0 else complex(NAN, NAN)
-    if bi == 0 and _isfinite(br) and br == int(br) and -100 < br < 100:
-        n = int(br)
-        if n == 1:
-            return a
-        if n == 2:
-            return _cmul1(a, a)
-        if n == 3:
-            return _cmul1(a, _cmul1(a, a))
-        n = abs(n)
-        acc, p, mask = 1 + 0j, a, 1
-        while True:
-            if n & mask:
-                acc = _cmul1(acc, p)
-            mask <<= 1
-            if n < mask:
-                break
+    if bi == 0 and _isfinite(br) and br == int(br) and abs(br) < POW_INT_LIMIT:
+        n, p = abs(int(br)), a
+        while not n & 1:
+            p, n = _cmul1(p, p), n >> 1
+        acc, n = p, n >> 1
+        while n:
             p = _cmul1(p, p)
-        if br < 0:
-            acc = _cdiv1(1.0, 0.0, acc.real, acc.imag, float)
-        return acc
+            if n & 1:
+                acc = _cmul1(acc, p)
+            n >>= 1
+        finite_a = _isfinite(ar) and _isfinite(ai)
+        if not (finite_a and not (_isfinite(acc.real) and _isfinite(acc.imag))):
+            return _cdiv1(1.0, 0.0, acc.real, acc.imag, float) if br < 0 else acc
     return _cexp1(_cmul_annex_g(b, _clog1(a)))
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _d
-from . import _pycodec
+from . import _pycodec, _pyops
 from .base import Backend
 
 _STORAGE = {
@@ -221,9 +221,14 @@ def _sqrt(a):
 
 def _sign(a):
     if a.dtype.kind == "c":
+        # z / |z|; 0 at 0; NaN + NaN j (the canonical NaN) where a part is NaN (Array API)
         mag = _cabs(a)
         re, im = a.real / mag, a.imag / mag
-        return np.where(mag == 0, 0, _complex(re, im, a.dtype)).astype(a.dtype)
+        out = np.where(mag == 0, 0, _complex(re, im, a.dtype)).astype(a.dtype)
+        nan = np.isnan(a.real) | np.isnan(a.imag)
+        if nan.any():
+            out[nan] = complex(_pycodec.DEFAULT_NAN, _pycodec.DEFAULT_NAN)
+        return out
     return np.sign(a)
 
 
@@ -262,7 +267,59 @@ def _logical(fn):
 def _pow(a, b):
     if a.dtype.kind in "iu":
         return _int_pow(a, b)
+    if a.dtype.kind == "c":
+        return _cpow(a, b)
     return np.power(a, b)
+
+
+def _cpow(a, b):
+    """Complex power with the steps of ``_pyops.cpow1`` (the same on every device): NumPy's
+    exp(b log a) and zero rules, with real integer exponents below 2**32 by binary powering."""
+    a, b = np.broadcast_arrays(a, b)
+    out = np.array(np.power(a, b))
+    br = b.real
+    with np.errstate(invalid="ignore"):
+        integer = ((b.imag == 0) & np.isfinite(br) & (br == np.trunc(br)) & (br != 0)
+                   & (np.abs(br) < _pyops.POW_INT_LIMIT) & (a != 0))
+    if not integer.any():
+        return out
+    base, expo = a[integer], br[integer]
+    n = np.abs(expo).astype(np.int64)
+    p, acc = base.copy(), np.zeros_like(base)
+    started = np.zeros(base.shape, dtype=bool)
+    while True:
+        bit = (n & 1).astype(bool)
+        both = bit & started
+        if both.any():
+            acc[both] = _cmul(acc[both], p[both])
+        acc[bit & ~started] = p[bit & ~started]  # the lowest set bit: no 1 * p
+        started |= bit
+        n >>= 1
+        if not n.any():
+            break
+        p = _cmul(p, p)
+    finite_a = np.isfinite(base.real) & np.isfinite(base.imag)
+    overflowed = finite_a & ~(np.isfinite(acc.real) & np.isfinite(acc.imag))
+    negative = expo < 0
+    if negative.any():
+        acc[negative] = _cdiv(np.ones_like(acc[negative]), acc[negative])
+    keep = ~overflowed  # where the powers overflowed, exp(b log a) (np.power) stands
+    picked = out[integer]
+    picked[keep] = acc[keep]
+    out[integer] = picked
+    return out
+
+
+def _expm1(x):
+    """np.expm1, with the Array API's special values for complex input (those of exp less 1:
+    expm1(inf + 0j) is inf + 0j, not NumPy's inf + NaN j)."""
+    out = np.expm1(x)
+    if x.dtype.kind == "c":
+        special = ~(np.isfinite(x.real) & np.isfinite(x.imag))
+        if special.any():
+            w = np.exp(x[special])
+            out[special] = _complex(w.real - 1, w.imag, x.dtype)
+    return out
 
 
 def _multiply(a, b):
@@ -294,7 +351,7 @@ def _minimum(a, b):
 UNARY = {
     "abs": _abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
     "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "cos": np.cos, "cosh": np.cosh,
-    "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "log2": np.log2,
+    "exp": np.exp, "expm1": _expm1, "log": np.log, "log1p": np.log1p, "log2": np.log2,
     "log10": np.log10, "sin": np.sin, "sinh": np.sinh, "sqrt": _sqrt, "tan": np.tan,
     "tanh": np.tanh, "reciprocal": _reciprocal,
     "negative": np.negative, "positive": np.positive, "square": _square, "sign": _sign,
@@ -498,11 +555,26 @@ def _checked_indices(idx: np.ndarray, size: int, axis: int, fn: str) -> np.ndarr
 
 def _stable_argsort(v: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     """Stable argsort; descending is the reversed order with ties kept in original order."""
+    if v.ndim > 2:
+        # NumPy's sorts handle at most 32 dimensions: sort rows of (everything else, axis)
+        moved = np.moveaxis(v, axis, -1)
+        rows = _stable_argsort(moved.reshape(-1, v.shape[axis]), 1, descending)
+        return np.moveaxis(rows.reshape(moved.shape), -1, axis)
     if not descending:
         return np.argsort(v, axis=axis, kind="stable")
     n = v.shape[axis]
     flipped = np.argsort(np.flip(v, axis), axis=axis, kind="stable")
     return (n - 1) - np.flip(flipped, axis)
+
+
+def _take_along(v: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
+    """``np.take_along_axis`` for any rank (NumPy's own stops at 63 dimensions)."""
+    if v.ndim <= 32:
+        return np.take_along_axis(v, idx, axis)
+    moved_v, moved_i = np.moveaxis(v, axis, -1), np.moveaxis(idx, axis, -1)
+    rows = np.take_along_axis(moved_v.reshape(-1, moved_v.shape[-1]),
+                              moved_i.reshape(-1, moved_i.shape[-1]), 1)
+    return np.moveaxis(rows.reshape(moved_i.shape), -1, axis)
 
 
 # np.errstate(all="ignore") costs ~2.5 µs per use, as much as a 1,000-element add.  NumPy 2
@@ -542,8 +614,11 @@ class NumpyBackend(Backend):
         if x.size == 0:
             return buf[:0].reshape(x.shape)
         item = buf.itemsize
+        # a dimension of length 1 never moves: its stride may be any int (x[::2**70]), which
+        # NumPy would refuse
         return np.ndarray(x.shape, buf.dtype, buffer=buf, offset=x.offset * item,
-                          strides=tuple(s * item for s in x.strides))
+                          strides=tuple(0 if n == 1 else s * item
+                                        for n, s in zip(x.shape, x.strides)))
 
     def values(self, x) -> np.ndarray:
         """The view as computable values (bfloat16 as float32)."""
@@ -785,7 +860,7 @@ class NumpyBackend(Backend):
         src = np.broadcast_to(src, tuple(src.shape[axis] if d == axis else no
                                          for d, no in enumerate(out.shape)))
         idx = _checked_indices(self.view(indices), x.shape[axis], axis, "gather")
-        out._data.reshape(out.shape)[...] = np.take_along_axis(src, idx, axis)
+        out._data.reshape(out.shape)[...] = _take_along(src, idx, axis)
 
     def scatter(self, op, out, axis, indices, updates):
         if op not in ("set", "add", "min", "max"):
@@ -845,7 +920,7 @@ class NumpyBackend(Backend):
         if x.size == 0:
             return
         idx = _stable_argsort(self.values(x), axis, descending)
-        out._data.reshape(out.shape)[...] = np.take_along_axis(self.view(x), idx, axis)
+        out._data.reshape(out.shape)[...] = _take_along(self.view(x), idx, axis)
 
     def argsort(self, out, x, axis, descending):
         if x.size == 0:

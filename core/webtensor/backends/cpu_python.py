@@ -265,7 +265,12 @@ class PythonBackend(Backend):
 
     # -- memory ----------------------------------------------------------------------------------
     def alloc(self, dtype, size):
-        return [_c.ZERO[dtype]] * size
+        try:
+            return [_c.ZERO[dtype]] * size
+        except (MemoryError, OverflowError):
+            raise MemoryError(f"cpu: not enough memory for {size} elements of {dtype.name} "
+                              f"(about {size * dtype.itemsize} bytes as Python values, more in "
+                              f"practice)") from None
 
     def from_bytes(self, dtype, data):
         return _c.from_bytes(data, dtype)

@@ -5,10 +5,14 @@ modules split TensorFlow's guide by chapter; each lists its public names in ``__
 See ``docs/tf.md`` for the list and every deviation from TensorFlow.
 """
 
+from .. import _validate
 from . import _casting, _gathering, _joining, _quantization, _shapes, _spatial, _variables, errors
 
 __all__: list[str] = []
 for _module in (_casting, _shapes, _joining, _gathering, _spatial, _quantization, _variables):
-    globals().update((name, getattr(_module, name)) for name in _module.__all__)
+    # checked: shared keyword arguments validated, errors naming tf.<function>
+    globals().update((name, _validate.checked(getattr(_module, name), "tf." + name,
+                                                "tf." + name))
+                     for name in _module.__all__)
     __all__ += _module.__all__
 del _module

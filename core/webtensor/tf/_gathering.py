@@ -40,6 +40,7 @@ __all__ = [
 
 # TensorFlow's index dtypes; the seed documents int32 as the default of every ``out_idx``.
 _INDEX_DTYPES = {_d.int32, _d.int64}
+_INT32_MAX = 2 ** 31 - 1
 
 
 # -- shared helpers ----------------------------------------------------------------------------
@@ -77,8 +78,10 @@ def _host_ints(x, fn: str, arg: str) -> list:
         if x.dtype.kind not in "iu":
             raise TypeError(f"{_tf(fn)}: `{arg}` must hold integers, got {x.dtype.name}")
         return x.tolist()
-    if isinstance(x, (bool, float)):
-        raise TypeError(f"{_tf(fn)}: `{arg}` must hold integers, got {x!r}")
+    if isinstance(x, (bool, float, complex, str, bytes, dict, set)):
+        # (a str would recurse forever: its items are strings again)
+        raise TypeError(f"{_tf(fn)}: `{arg}` must hold integers, got {x!r} "
+                        f"({type(x).__name__})")
     if isinstance(x, int):
         return x
     if hasattr(x, "__index__"):
@@ -263,6 +266,8 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
 
 # -- partition and stitch ------------------------------------------------------------------------
 
+_MAX_PARTITIONS = 1 << 20  # more partitions than this only if there are as many entries
+
 def dynamic_partition(data, partitions, num_partitions, name=None) -> list:
     """``outputs[i]`` stacks the slices ``data[js, ...]`` with ``partitions[js] == i`` in
     row-major order of ``js``; ``partitions.shape`` must be a prefix of ``data.shape``."""
@@ -272,6 +277,11 @@ def dynamic_partition(data, partitions, num_partitions, name=None) -> list:
     count = _host_int(num_partitions, fn, "num_partitions")
     if count < 1:
         raise InvalidArgumentError(_tf(fn), f"`num_partitions` must be at least 1, got {count}")
+    if count > max(_MAX_PARTITIONS, partitions.size):
+        # one output tensor per partition: refuse before making millions of empty ones
+        raise MemoryError(f"{_tf(fn)}: num_partitions={count} would make {count} output tensors "
+                          f"for {partitions.size} partition entries; use at most "
+                          f"{max(_MAX_PARTITIONS, partitions.size)}")
     k = partitions.ndim
     if data.shape[:k] != partitions.shape:
         raise InvalidArgumentError(_tf(fn), f"`data.shape` {list(data.shape)} must start with "
@@ -297,9 +307,10 @@ def dynamic_stitch(indices, data, name=None) -> Tensor:
     """``merged[indices[m][i, ...], ...] = data[m][i, ...]``; where an index repeats, the
     later ``(m, i)`` wins.  ``merged`` has ``max(indices) + 1`` rows."""
     fn = "dynamic_stitch"
-    if isinstance(indices, Tensor) or isinstance(data, Tensor):
+    if not isinstance(indices, (list, tuple)) or not isinstance(data, (list, tuple)):
         raise TypeError(f"{_tf(fn)}: `indices` and `data` must be lists of tensors, one pair per "
-                        f"piece; wrap single tensors in a list")
+                        f"piece, got {type(indices).__name__} and {type(data).__name__}; wrap "
+                        f"single tensors in a list")
     indices, data = list(indices), list(data)
     if not indices or len(indices) != len(data):
         raise InvalidArgumentError(_tf(fn), f"`indices` and `data` must be non-empty lists of "
@@ -378,6 +389,9 @@ def sequence_mask(lengths, maxlen=None, dtype=_d.bool, name=None) -> Tensor:
         if isinstance(maxlen, (list, tuple)):
             raise ValueError(f"{_tf(fn)}: `maxlen` must be a scalar, got {maxlen!r}")
         maxlen = max(_host_int(maxlen, fn, "maxlen"), 0)
+        if maxlen > _INT32_MAX:
+            raise InvalidArgumentError(_tf(fn), f"`maxlen` must fit int32 (as in TensorFlow), "
+                                                f"got {maxlen}")
     positions = wt.arange(maxlen, dtype=wt.int64, device=lengths.device)
     mask = wt.less(positions, wt.expand_dims(wt.astype(lengths, wt.int64), axis=-1))
     return mask if out_dt == wt.bool else wt.astype(mask, out_dt)
@@ -415,6 +429,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     indices = _int_tensor(indices, fn, "indices")
     device = indices.device
     n = _host_int(depth, fn, "depth")
+    if n > _INT32_MAX:
+        raise InvalidArgumentError(_tf(fn), f"`depth` must fit int32 (as in TensorFlow), got {n}")
     if n < 0:
         raise InvalidArgumentError(_tf(fn), f"`depth` must be non-negative, got {n}")
     given = {}

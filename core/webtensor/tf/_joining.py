@@ -187,7 +187,10 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tens
     or with it (SYMMETRIC, at most ``shape[d]``); ``mode`` is case-insensitive."""
     fn = "pad"
     x = as_tensor(tensor, fn)
-    mode_name = mode.upper() if isinstance(mode, str) else mode
+    if not isinstance(mode, str):
+        raise TypeError(f"tf.{fn}: mode must be a string ('CONSTANT', 'REFLECT' or 'SYMMETRIC'), "
+                        f"got {mode!r} ({type(mode).__name__})")
+    mode_name = mode.upper()
     if mode_name not in _PAD_MODES:
         raise ValueError(f"tf.{fn}: unknown padding mode {mode!r}; use 'CONSTANT', 'REFLECT' or "
                          f"'SYMMETRIC'")

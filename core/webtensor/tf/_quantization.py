@@ -85,6 +85,9 @@ def _host_float(x, fn: str, arg: str) -> float:
         x = wt.reshape(x, ()).item()
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         raise TypeError(f"{_tf(fn)}: `{arg}` must be a float, got {type(x).__name__}")
+    if not math.isfinite(x):
+        raise InvalidArgumentError(_tf(fn), f"`{arg}` must be finite, got {x}; a quantization "
+                                            f"range needs finite ends")
     return f32(float(x))
 
 

@@ -31,7 +31,7 @@ from functools import wraps
 
 from ... import dtypes as _d
 from ... import ops as _ops
-from ..._warnings import warn
+from ..._warnings import warn_once
 from ...tensor import Tensor
 from ..base import Backend, float64_is_internal
 from . import exprs, kernels
@@ -46,17 +46,13 @@ NATIVE = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool",
           _d.float16: "f16", _d.bfloat16: "bf16", _d.int64: "i64", _d.uint64: "u64",
           _d.complex64: "c64"}
 _WIDE_FLOATS = (_d.float64, _d.complex128)
-_float64_warned = False
-_binding_warned = False
 
 
 def _warn_float64(dtypes) -> None:
-    """Warn once per process when float64/complex128 arithmetic is routed to the CPU."""
-    global _float64_warned
-    if _float64_warned or float64_is_internal() or not any(dt in _WIDE_FLOATS for dt in dtypes):
+    """Warn once per session when float64/complex128 arithmetic is routed to the CPU."""
+    if float64_is_internal() or not any(dt in _WIDE_FLOATS for dt in dtypes):
         return
-    _float64_warned = True
-    warn("webgpu: float64 work runs on the CPU (WGSL has no 64-bit floats in browsers), so it is "
+    warn_once("webgpu-float64", "webgpu: float64 work runs on the CPU (WGSL has no 64-bit floats in browsers), so it is "
          "much slower than float32; use float32 (or complex64) tensors for GPU speed")
 
 _ROUTED_ONLY: tuple[str, ...] = ()
@@ -289,12 +285,10 @@ class WebGPUBackend(Backend):
         slow), which warns once: bindings are limited to maxStorageBufferBindingSize."""
         if all(t._data.size <= self._max_binding for t in tensors):
             return True
-        global _binding_warned
-        if not _binding_warned:
-            _binding_warned = True
-            warn(f"webgpu: tensors larger than the {self._max_binding >> 20} MiB storage binding "
-                 f"limit (maxStorageBufferBindingSize) are computed on the CPU; split them into "
-                 f"smaller tensors to keep the work on the GPU")
+        warn_once("webgpu-binding",
+                  f"webgpu: tensors larger than the {self._max_binding >> 20} MiB storage binding "
+                  f"limit (maxStorageBufferBindingSize) are computed on the CPU; split them into "
+                  f"smaller tensors to keep the work on the GPU")
         return False
 
     def _pipeline(self, kernel):

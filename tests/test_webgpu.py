@@ -559,7 +559,7 @@ def test_buffers_freed_on_collection():
 
 def test_beyond_one_binding_runs_on_the_cpu_and_warns_once(monkeypatch):
     x = wt.arange(1000, dtype=wt.float32, device=GPU)  # 4000 bytes: above the patched limit
-    monkeypatch.setattr(B, "_max_binding", 1024)  # the real limit is 128 MiB: too slow to test
+    monkeypatch.setattr(B, "max_binding", 1024)  # the real limit is 128 MiB: too slow to test
     monkeypatch.setattr(_warnings, "_given", set())
     with pytest.warns(RuntimeWarning, match=r"1024|storage binding limit"):
         y = x * 2.0 + 1.0

@@ -49,7 +49,8 @@ from _oracle import (  # noqa: E402
     tensor_from_storage,
     tensor_storage,
 )
-from webtensor.backends.webgpu import backend as _backend  # noqa: E402
+from webtensor.backends.webgpu import elementwise as _elementwise  # noqa: E402
+from webtensor.backends.webgpu import exprs as _exprs  # noqa: E402
 from webtensor.backends.webgpu.backend import NATIVE  # noqa: E402
 from webtensor.tensor import Tensor, empty  # noqa: E402
 
@@ -152,7 +153,7 @@ def tolerance(name, dt) -> int:
 
 
 def native_expected(name, dt) -> bool:
-    table = _backend.exprs.unary if ops.ELEMENTWISE[name].arity == 1 else _backend.exprs.binary
+    table = _exprs.unary if ops.ELEMENTWISE[name].arity == 1 else _exprs.binary
     return table(name, NATIVE[dt]) is not None
 
 
@@ -419,8 +420,8 @@ def test_iota_floats(dt):
     # values the float32 kernel could not compute exactly: routed, and still equal
     for start, step in ((0.5, 0.1), (2 ** 24, 3), (1e30, 1.0)):
         both("iota", (67,), dt, start, step, native=False, context=f"iota {start} [{dt}]")
-    assert _backend._exact_in_f32(0, 1, 1 << 24) and not _backend._exact_in_f32(0, 1, 1 + (1 << 24))
-    assert not _backend._exact_in_f32(True, 1, 3) and not _backend._exact_in_f32(0, 0.5, 3)
+    assert _elementwise._exact_in_f32(0, 1, 1 << 24) and not _elementwise._exact_in_f32(0, 1, 1 + (1 << 24))
+    assert not _elementwise._exact_in_f32(True, 1, 3) and not _elementwise._exact_in_f32(0, 0.5, 3)
 
 
 # -- float64: routed with one warning ----------------------------------------------------------------

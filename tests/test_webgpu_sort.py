@@ -242,7 +242,7 @@ def test_capabilities_report_native_sort():
 def test_pair_buffer_too_big_routes(monkeypatch):
     """Beyond the binding limit for the (key, index) pairs the call routes, still correct."""
     data = sample(wt.int32, (3, 100), seed=2)
-    monkeypatch.setattr(B, "_max_binding", gpu_sort.padded_bytes(wt.asarray(data), 1) - 4)
+    monkeypatch.setattr(B, "max_binding", gpu_sort.padded_bytes(wt.asarray(data), 1) - 4)
     before = B.routed[("argsort", "int32")]
     got = wt.argsort(wt.asarray(data, device=GPU))
     assert_same(got, wt.argsort(wt.asarray(data, device=CPU)), "routed")

@@ -41,7 +41,7 @@ def test_float64_warning_points_at_the_callers_line(monkeypatch):
 def test_binding_limit_warning_points_at_the_callers_line(monkeypatch):
     x = wt.ones((200,), device=GPU)
     monkeypatch.setattr(_warnings, "_given", set())
-    monkeypatch.setattr(BACKEND, "_max_binding", 256)
+    monkeypatch.setattr(BACKEND, "max_binding", 256)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         y = x + x

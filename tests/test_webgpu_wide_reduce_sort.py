@@ -239,7 +239,7 @@ def test_sort_pair_buffer_limit_counts_64_bit_keys(monkeypatch):
     (and stays correct)."""
     data = sample(wt.int64, (3, 100))
     assert gpu_sort.padded_bytes(wt.asarray(data, dtype=wt.int64), 1) == 3 * 128 * 12
-    monkeypatch.setattr(B, "_max_binding", 3 * 128 * 12 - 4)
+    monkeypatch.setattr(B, "max_binding", 3 * 128 * 12 - 4)
     key = ("sort", "int64")
     before = B.routed[key]
     check(lambda t: wt.sort(t), data, wt.int64)

@@ -67,7 +67,31 @@ def _flatten(self) -> Tensor:
 
 
 def _copy(self) -> Tensor:
+    """A new tensor with its own buffer (never an alias), on the same device."""
     return webtensor.asarray(self, copy=True)
+
+
+def _deepcopy(self, memo) -> Tensor:
+    memo[id(self)] = out = _copy(self)
+    return out
+
+
+def _to_device(self, device, /, *, stream=None) -> Tensor:
+    return webtensor.asarray(self, device=device, copy=None)
+
+
+def _transpose_2d(self) -> Tensor:
+    if self.ndim != 2:
+        raise ValueError(f"Tensor.T: expects a 2-D tensor, got {self.ndim}-D shape "
+                         f"{self.shape}; use .mT for stacks of matrices or wt.permute_dims")
+    return webtensor.permute_dims(self, (1, 0))
+
+
+def _array_namespace(self, api_version=None):
+    if api_version not in (None, "2024.12", "2023.12", "2022.12", "2021.12"):
+        raise ValueError(f"Tensor.__array_namespace__: unsupported api_version "
+                         f"{api_version!r}; webtensor implements '2024.12'")
+    return webtensor
 
 
 def _repr_html(self) -> str:
@@ -82,7 +106,13 @@ def install() -> None:
     for method, fn_name in _SPREAD.items():
         setattr(Tensor, method, _spread(fn_name))
     Tensor.flatten = Tensor.ravel = _flatten
-    Tensor.copy = _copy
+    Tensor.copy = Tensor.__copy__ = _copy
+    Tensor.__deepcopy__ = _deepcopy
+    Tensor.to_device = _to_device
+    Tensor.__array_namespace__ = _array_namespace
+    Tensor.T = property(_transpose_2d, doc="The transpose of a 2-D tensor.")
+    Tensor.mT = property(lambda self: webtensor.matrix_transpose(self),
+                         doc="The transpose of the last two dims (stacks of matrices).")
     Tensor._repr_html_ = _repr_html  # Jupyter / JupyterLite: an inline PNG heatmap
     Tensor.real = property(lambda self: webtensor.real(self), doc="The real part.")
     Tensor.imag = property(lambda self: webtensor.imag(self), doc="The imaginary part.")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-_ACTIVE: ContextVar = ContextVar("webtensor_trace", default=None)
+ACTIVE: ContextVar = ContextVar("webtensor_trace", default=None)
 
 
 def active():
     """The trace recording in this thread/task, or None (eager execution)."""
-    return _ACTIVE.get()
+    return ACTIVE.get()
 
 
 class suspended:
@@ -26,10 +26,10 @@ class suspended:
     __slots__ = ("_token",)
 
     def __enter__(self):
-        self._token = _ACTIVE.set(None)
+        self._token = ACTIVE.set(None)
 
     def __exit__(self, *exc) -> None:
-        _ACTIVE.reset(self._token)
+        ACTIVE.reset(self._token)
 
 
 class TracedBuffer:

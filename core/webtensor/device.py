@@ -7,7 +7,7 @@ import sys
 import threading
 
 from ._settings import Setting
-from ._tracing import _ACTIVE
+from ._tracing import ACTIVE
 
 
 class Device:
@@ -24,7 +24,7 @@ class Device:
     def backend(self):
         """The backend that computes on this device; while a program is being traced
         (``wt.jit``), the trace's recording backend instead."""
-        trace = _ACTIVE.get()
+        trace = ACTIVE.get()
         if trace is not None:
             return trace.backend_for(self)
         found = self._backend

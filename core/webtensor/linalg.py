@@ -70,7 +70,7 @@ class SVDResult(NamedTuple):
 
 def diagonal(x, /, *, offset: int = 0) -> Tensor:
     """The ``offset`` diagonal of each matrix (last two axes), as a view."""
-    return _api._diagonal_view(_api._tensor(x, "linalg.diagonal"), offset, -2, -1,
+    return _api.diagonal_view(as_tensor(x, "linalg.diagonal"), offset, -2, -1,
                                "linalg.diagonal")
 
 
@@ -78,18 +78,18 @@ def trace(x, /, *, offset: int = 0, dtype=None) -> Tensor:
     """Sum along the ``offset`` diagonal of each matrix, with ``sum``'s dtype rules (signed
     ints accumulate in the default int dtype, unsigned in the unsigned int of its width)."""
     fn = "linalg.trace"
-    d = _api._diagonal_view(_api._tensor(x, fn), offset, -2, -1, fn)
-    return _api._sum_diagonal(d, dtype, fn)
+    d = _api.diagonal_view(as_tensor(x, fn), offset, -2, -1, fn)
+    return _api.sum_diagonal(d, dtype, fn)
 
 
 def outer(x1, x2, /) -> Tensor:
     """Outer product of two 1-D tensors: ``out[i, j] = x1[i] * x2[j]``."""
     fn = "linalg.outer"
-    a, b = _api._tensor(x1, fn), _api._tensor(x2, fn)
+    a, b = as_tensor(x1, fn), as_tensor(x2, fn)
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"wt.{fn}: expects two 1-D tensors, got shapes {a.shape} and "
                          f"{b.shape}; wt.outer flattens its inputs")
-    return _api._outer_1d(a, b, fn)
+    return _api.outer_1d(a, b, fn)
 
 
 def cross(x1, x2, /, *, axis: int = -1) -> Tensor:

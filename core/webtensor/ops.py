@@ -116,5 +116,13 @@ TRANSCENDENTAL = frozenset({
     "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "logaddexp", "pow",
 })
 
+# The unary transcendental functions (TRANSCENDENTAL less the binary ones), in a fixed order.
+UNARY_TRANSCENDENTAL = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
+                        "expm1", "log", "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh")
+assert set(UNARY_TRANSCENDENTAL) <= TRANSCENDENTAL
+
+# The reduction and scan primitives' ops (every backend accepts exactly these).
 REDUCTIONS = ("sum", "prod", "max", "min", "any", "all")
+ARG_REDUCTIONS = ("argmax", "argmin")
 SCANS = ("sum", "prod", "max", "min")
+SCATTER_MODES = ("set", "add", "min", "max")  # how scatter combines an update with the target

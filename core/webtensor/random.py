@@ -355,16 +355,11 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, device=None) -
 
 # -- normal ---------------------------------------------------------------------------------------
 
-# Backends whose float64 is computed exactly as on the CPU: the CPU ones, and webgpu, which
-# routes float64 to the CPU device.  Normals computed there have identical bits everywhere.
-_FLOAT64_BACKENDS = frozenset({"numpy", "python", "webgpu"})
-
-
 def _normal_compute_dtype(dt, dev):
     # NOTE: on the CPU, float64 makes log/cos/sqrt rounding differences between NumPy and the
     # pure-Python backend vanish once the result is rounded to float32 (or below).  Devices
-    # without native float64 (WebGPU) compute in float32 instead.
-    if dt is _d.float64 or dev.backend.name in _FLOAT64_BACKENDS:
+    # without exact float64 compute in float32 instead (Backend.exact_float64).
+    if dt is _d.float64 or dev.backend.exact_float64:
         return _d.float64
     return _d.float32
 

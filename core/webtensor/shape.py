@@ -130,18 +130,6 @@ def normalize_axis(axis: int, ndim: int, fn: str) -> int:
     return axis % ndim
 
 
-def normalize_axes(axes, ndim: int, fn: str) -> tuple[int, ...]:
-    """``None`` -> every axis; an int or a sequence -> sorted unique normalized axes."""
-    if axes is None:
-        return tuple(range(ndim))
-    if not isinstance(axes, (tuple, list)):
-        axes = (axes,)
-    out = [normalize_axis(a, ndim, fn) for a in axes]
-    if len(set(out)) != len(out):
-        raise ValueError(f"wt.{fn}: repeated axis in {tuple(axes)}; each axis may appear once")
-    return tuple(sorted(out))
-
-
 def broadcast_shapes(*shapes: Shape, fn: str = "broadcast_shapes") -> Shape:
     """NumPy broadcasting: align trailing dimensions; a dimension of 1 stretches."""
     if shapes and all(s == shapes[0] for s in shapes):

@@ -72,20 +72,10 @@ class Tensor:
     def is_contiguous(self) -> bool:
         return _s.is_contiguous(self.shape, self.strides)
 
-    @property
-    def T(self) -> Tensor:
-        from .api import manipulation
-
-        if self.ndim != 2:
-            raise ValueError(f"Tensor.T: expects a 2-D tensor, got {self.ndim}-D shape "
-                             f"{self.shape}; use .mT for stacks of matrices or wt.permute_dims")
-        return manipulation.permute_dims(self, (1, 0))
-
-    @property
-    def mT(self) -> Tensor:
-        from .api import linalg
-
-        return linalg.matrix_transpose(self)
+    # Members computed by the API (``T``, ``mT``, ``to_device``, ``copy``, ``__copy__``,
+    # ``__deepcopy__``, ``__array_namespace__``, the NumPy-style methods and the operators)
+    # are installed from tables by ``_methods.py`` and ``api/elementwise.py``: this module sits
+    # below the API and imports nothing from it.
 
     # -- reading values --------------------------------------------------------------------------
     def tolist(self):
@@ -133,25 +123,12 @@ class Tensor:
         arr = to_numpy(self)
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
-    def __array_namespace__(self, api_version=None):
-        import webtensor
-
-        if api_version not in (None, "2024.12", "2023.12", "2022.12", "2021.12"):
-            raise ValueError(f"Tensor.__array_namespace__: unsupported api_version "
-                             f"{api_version!r}; webtensor implements '2024.12'")
-        return webtensor
-
     def __dlpack__(self, *args, **kwargs):
         raise BufferError("Tensor.__dlpack__: DLPack export is not supported; use x.numpy() "
                           "or wt.asarray(np_array) to exchange data with NumPy")
 
     def __dlpack_device__(self):
         return (1, 0)
-
-    def to_device(self, device, /, *, stream=None) -> Tensor:
-        from .api import creation
-
-        return creation.asarray(self, device=device, copy=None)
 
     # -- Python protocol -------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -200,18 +177,9 @@ class Tensor:
     def __hash__(self):
         raise TypeError("unhashable type: 'Tensor' (tensors compare elementwise)")
 
-    # -- copies and pickles: always new buffers, never aliases -----------------------------------
-    def __copy__(self) -> Tensor:
-        from .api import creation
-
-        return creation.asarray(self, copy=True)
-
-    def __deepcopy__(self, memo) -> Tensor:
-        memo[id(self)] = out = self.__copy__()
-        return out
-
+    # -- pickles (copies: ``_methods.py``): bytes + geometry + the device's name ----------------
     def __reduce__(self):
-        # bytes + geometry + the device's name: unpickled on that device where it exists
+        # unpickled on the device of that name where it exists, else on the cpu
         return (_unpickle, (self.tobytes(), self.shape, self.dtype.name, self.device.name,
                             self.weak, self.names))
 

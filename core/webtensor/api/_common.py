@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import dtypes as _d
 from .. import promotion as _p
 from .. import shape as _s
-from .._tracing import _ACTIVE
+from .._tracing import ACTIVE
 from ..device import Device, as_device
 from ..tensor import Tensor, broadcast_view, cast, scalar
 
@@ -98,7 +98,7 @@ def operand(x, dtype, device, weak=False) -> Tensor:
     # Zero floats and complex values are not cached: 0.0 == -0.0 would share an entry.
     # NOTE: never while tracing: a cached traced scalar would leak into eager code.
     if (cls is int or cls is bool or cls is float and x != 0.0) and len(_SCALARS) < 4096 \
-            and _ACTIVE.get() is None:
+            and ACTIVE.get() is None:
         key = (cls, x, dtype, device, weak)
         found = _SCALARS.get(key)
         if found is None:
@@ -169,13 +169,6 @@ def axes_tuple(x: Tensor, axis, fn: str) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise ValueError(f"wt.{fn}: repeated axis in {tuple(axis)}; each axis may appear once")
     return tuple(sorted(out))
-
-
-def drop_names(names, axes):
-    if names is None:
-        return None
-    kept = tuple(n for i, n in enumerate(names) if i not in axes)
-    return kept if any(n is not None for n in kept) else None
 
 
 def broadcast_all(tensors, fn: str):

@@ -22,7 +22,7 @@ __all__ += ["arange", "linspace", "eye", "meshgrid", "tril", "triu", "from_dlpac
 _PY_SCALARS = (bool, int, float, complex)
 
 
-def _flatten(obj, fn: str, path: str = "", tensors=None):
+def nested_leaves(obj, fn: str, path: str = "", tensors=None):
     """Nested sequences -> (shape, flat list of leaves); ragged input is a ValueError naming
     the full position (``[1][2]``) of the offending element.  Tensors met inside are appended
     to ``tensors`` (their dtypes take part in inference, like NumPy scalars do)."""
@@ -39,7 +39,7 @@ def _flatten(obj, fn: str, path: str = "", tensors=None):
     shape = None
     flat: list = []
     for i, item in enumerate(obj):
-        sub_shape, sub = _flatten(item, fn, f"{path}[{i}]", tensors)
+        sub_shape, sub = nested_leaves(item, fn, f"{path}[{i}]", tensors)
         if shape is None:
             shape = sub_shape
         elif sub_shape != shape:
@@ -125,21 +125,21 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, names=None) -> Tensor
         raise ValueError(f"wt.{fn}: copy=False is impossible for a {type(obj).__name__}; "
                          f"Python data always has to be copied into a tensor")
     tensors: list = []
-    shape, leaves = _flatten(obj, fn, "", tensors)
+    shape, leaves = nested_leaves(obj, fn, "", tensors)
     if dt is None:
         dt, weak = _infer(leaves, fn, tensors)
     else:
         weak = False
         _check_explicit(leaves, dt, fn)
-    leaves = [_plain(v) for v in leaves]
-    names = _check_names(names, len(shape), fn)
+    leaves = [plain_scalar(v) for v in leaves]
+    names = check_names(names, len(shape), fn)
     return from_values(leaves, shape, dt, as_device(dev, fn), weak=weak, names=names)
 
 
 tensor = asarray
 
 
-def _plain(v):
+def plain_scalar(v):
     """Python scalars and 0-d foreign scalars as plain bool/int/float/complex."""
     if isinstance(v, _PY_SCALARS) and v.__class__ in _PY_SCALARS:
         return v
@@ -152,7 +152,7 @@ def _plain(v):
     return v
 
 
-def _check_names(names, ndim: int, fn: str):
+def check_names(names, ndim: int, fn: str):
     if names is None:
         return None
     names = tuple(names)
@@ -191,7 +191,7 @@ def _from_tensor(t: Tensor, dt, dev, copy, names, fn):
         out = fresh
     if names is not None:
         out = out._view(out.shape, out.strides, out.offset,
-                        names=_check_names(names, out.ndim, fn))
+                        names=check_names(names, out.ndim, fn))
     return out
 
 
@@ -273,7 +273,7 @@ def empty(shape, *, dtype=None, device=None, names=None) -> Tensor:
     shape = _s.as_shape(shape, "empty")
     dt, _ = _creation_dtype(dtype, None, "empty")
     return _empty(shape, dt, as_device(device, "empty"), fn="empty",
-                  names=_check_names(names, len(shape), "empty"))
+                  names=check_names(names, len(shape), "empty"))
 
 
 def full(shape, fill_value, *, dtype=None, device=None, names=None) -> Tensor:
@@ -291,7 +291,7 @@ def _full(shape, fill_value, dtype, device, names, fn: str) -> Tensor:
                         f"{fill_value!r}")
     dt, _ = _creation_dtype(dtype, fill_value, fn)
     _check_explicit([fill_value], dt, fn)
-    out = _empty(shape, dt, as_device(device, fn), names=_check_names(names, len(shape), fn),
+    out = _empty(shape, dt, as_device(device, fn), names=check_names(names, len(shape), fn),
                  fn=fn)
     out._backend.fill(out, fill_value)
     return out
@@ -459,9 +459,9 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     if n_rows < 0 or n_cols < 0:
         raise ValueError(f"wt.{fn}: negative dimensions ({n_rows}, {n_cols}) are not allowed")
     out = zeros((n_rows, n_cols), dtype=dtype, device=device)
-    from .linalg import _diagonal_view
+    from .linalg import diagonal_view
 
-    d = _diagonal_view(out, k, 0, 1, fn)
+    d = diagonal_view(out, k, 0, 1, fn)
     if d.size:
         one = from_values([1], (1,), out.dtype, out.device)
         out._backend.assign(d, one._view(d.shape, (0,), 0))
@@ -579,10 +579,10 @@ def diag(v, /, k: int = 0) -> Tensor:
 
     v = as_tensor(v, fn)
     k = _s._index(k, fn)
-    from .linalg import _diagonal_view
+    from .linalg import diagonal_view
 
     if v.ndim == 2:
-        return _diagonal_view(v, k, 0, 1, fn)
+        return diagonal_view(v, k, 0, 1, fn)
     if v.ndim != 1:
         raise ValueError(f"wt.{fn}: expects a 1-D or 2-D input, got shape {v.shape}; use "
                          f"wt.diagonal for higher dimensions")
@@ -590,7 +590,7 @@ def diag(v, /, k: int = 0) -> Tensor:
     out = full((n, n), 0, dtype=v.dtype, device=v.device)
     if v.weak:
         out = Tensor._wrap(out._data, out.shape, out.dtype, out.device, weak=True)
-    d = _diagonal_view(out, k, 0, 1, fn)
+    d = diagonal_view(out, k, 0, 1, fn)
     if d.size:
         out._backend.assign(d, v)
     return out

@@ -145,13 +145,13 @@ def _from_sequence(x: Tensor, seq, fn: str):
         except TypeError:
             raise _type_error(seq, fn) from None
         return _from_tensor(x, t, fn)
-    from .creation import _flatten, _plain
+    from .creation import nested_leaves, plain_scalar
 
     try:
-        shape, leaves = _flatten(seq, fn)
+        shape, leaves = nested_leaves(seq, fn)
     except ValueError as e:
         raise IndexError(f"wt.{fn}: an index list must be rectangular: {e}") from None
-    leaves = [_plain(v) if v.__class__ not in (int, bool) else v for v in leaves]
+    leaves = [plain_scalar(v) if v.__class__ not in (int, bool) else v for v in leaves]
     if leaves and all(v.__class__ is bool for v in leaves):
         return _Mask(shape, leaves)
     for v in leaves:

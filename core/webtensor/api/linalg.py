@@ -459,7 +459,7 @@ def einsum(subscripts: str, *operands) -> Tensor:
                 break
             p = labels.index(dup)
             q = labels.index(dup, p + 1)
-            t = _diagonal_view(t, 0, p, q, fn)
+            t = diagonal_view(t, 0, p, q, fn)
             labels = [lab for i, lab in enumerate(labels) if i not in (p, q)] + [dup]
         cur.append((t, labels))
 
@@ -522,7 +522,7 @@ def _pair(a, la, b, lb, keep, sizes, weak):
 
 # -- diagonals and friends --------------------------------------------------------------------------
 
-def _diagonal_view(x: Tensor, offset, axis1, axis2, fn: str) -> Tensor:
+def diagonal_view(x: Tensor, offset, axis1, axis2, fn: str) -> Tensor:
     """The ``offset`` diagonal of the ``axis1``/``axis2`` planes as a view; the diagonal
     becomes the last axis (NumPy's layout)."""
     if x.ndim < 2:
@@ -555,16 +555,16 @@ def _diagonal_view(x: Tensor, offset, axis1, axis2, fn: str) -> Tensor:
 def diagonal(x, /, offset: int = 0, axis1=0, axis2=1) -> Tensor:
     """NumPy's ``diagonal``: the diagonal of the ``axis1``/``axis2`` planes as a view (no copy),
     appended as the last axis.  ``wt.linalg.diagonal`` uses the last two axes instead."""
-    return _diagonal_view(_tensor(x, "diagonal"), offset, axis1, axis2, "diagonal")
+    return diagonal_view(_tensor(x, "diagonal"), offset, axis1, axis2, "diagonal")
 
 
 def trace(x, /, offset: int = 0, axis1=0, axis2=1, dtype=None) -> Tensor:
     """NumPy's ``trace``: the sum along a diagonal, with ``wt.sum``'s dtype rules."""
-    d = _diagonal_view(_tensor(x, "trace"), offset, axis1, axis2, "trace")
-    return _sum_diagonal(d, dtype, "trace")
+    d = diagonal_view(_tensor(x, "trace"), offset, axis1, axis2, "trace")
+    return sum_diagonal(d, dtype, "trace")
 
 
-def _sum_diagonal(d: Tensor, dtype, fn: str) -> Tensor:
+def sum_diagonal(d: Tensor, dtype, fn: str) -> Tensor:
     """Sum a diagonal view over its last axis with the Array API ``sum`` dtype rule."""
     from . import _reduce
 
@@ -579,10 +579,10 @@ def outer(x1, x2, /) -> Tensor:
     a, b = _tensor(x1, fn), _tensor(x2, fn)
     a = _reshape(a, (a.size,))
     b = _reshape(b, (b.size,))
-    return _outer_1d(a, b, fn)
+    return outer_1d(a, b, fn)
 
 
-def _outer_1d(a: Tensor, b: Tensor, fn: str) -> Tensor:
+def outer_1d(a: Tensor, b: Tensor, fn: str) -> Tensor:
     from .elementwise import multiply
 
     av = a._view((a.shape[0], 1), (a.strides[0], 0), a.offset)

@@ -310,10 +310,10 @@ def flip(x, /, *, axis=None) -> Tensor:
 
 def rename(x, /, names) -> Tensor:
     """A view of ``x`` with new axis names (a sequence of str/None per axis; None drops all)."""
-    from .creation import _check_names
+    from .creation import check_names
 
     x = as_tensor(x, "rename")
-    return x._view(x.shape, x.strides, x.offset, names=_check_names(names, x.ndim, "rename"))
+    return x._view(x.shape, x.strides, x.offset, names=check_names(names, x.ndim, "rename"))
 
 
 # -- joining --------------------------------------------------------------------------------------

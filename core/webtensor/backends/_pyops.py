@@ -19,6 +19,7 @@ import math
 import struct
 
 from .. import dtypes as _d
+from .. import ops as _ops
 from . import _annex_g
 from . import _pycodec as _c
 
@@ -706,8 +707,7 @@ UNARY = {
                         f=lambda v, dt: [_copysign(1.0, x) < 0 for x in v]),
     "logical_not": lambda v, dt: [not x for x in v],
 }
-for _name in ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1",
-              "log", "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh"):
+for _name in _ops.UNARY_TRANSCENDENTAL:
     UNARY[_name] = _transcendental(_name)
 
 

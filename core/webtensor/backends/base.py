@@ -20,6 +20,8 @@ from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import wraps
 
+from .. import ops as _ops
+
 # True while the frontend computes in float64 on purpose, to round once to a narrower result
 # (random normals, linspace): devices that route float64 elsewhere need not warn about it.
 _INTERNAL_FLOAT64: ContextVar[bool] = ContextVar("webtensor_internal_float64", default=False)
@@ -47,6 +49,18 @@ def computes_in_float64(fn):
     return wrapper
 
 
+def check_scatter(op: str, out, axis: int, indices, updates) -> None:
+    """The ``scatter`` primitive's preconditions (the API guarantees them; a backend checks)."""
+    if op not in _ops.SCATTER_MODES:
+        raise ValueError(f"scatter: unknown op {op!r}")
+    if tuple(updates.shape) != tuple(indices.shape):
+        raise ValueError(f"scatter: updates shape {updates.shape} != indices shape "
+                         f"{indices.shape}")
+    for d, (ni, no) in enumerate(zip(indices.shape, out.shape)):
+        if d != axis and ni > no:
+            raise ValueError(f"scatter: indices have {ni} elements along axis {d}, out only {no}")
+
+
 class Backend:
     """Base class documenting the contract; a device module subclasses it."""
 
@@ -54,6 +68,9 @@ class Backend:
     #: held while a caller drives the backend step by step (a compiled program's run): a GPU
     #: backend's re-entrant lock; CPU backends keep no shared state and need none
     lock = nullcontext()
+    #: float64 arithmetic gives exactly the CPU device's bits (IEEE double, the same formulas):
+    #: the CPU backends, and webgpu, which routes float64 work to the CPU
+    exact_float64 = False
 
     # -- memory ----------------------------------------------------------------------------------
     def alloc(self, dtype, size: int):

@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _d
+from .. import ops as _ops
 from . import _pycodec, _pyops
-from .base import Backend
+from .base import Backend, check_scatter
 
 _STORAGE = {
     _d.bool: np.dtype(np.bool_), _d.int8: np.dtype(np.int8), _d.int16: np.dtype(np.int16),
@@ -379,10 +380,7 @@ BINARY = {
 
 # Transcendental ops of narrow floats run in float64 (complex64 in complex128): NumPy's float32
 # SIMD versions are up to 3-4 ULP off; rounding the float64 result is nearly always exact.
-_TRANSCENDENTAL = frozenset({
-    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
-    "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "logaddexp", "pow",
-})
+_TRANSCENDENTAL = _ops.TRANSCENDENTAL
 _WIDEN = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64,
           np.dtype(np.complex64): np.complex128}
 
@@ -603,6 +601,7 @@ def _quietly(fn, *args):
 
 class NumpyBackend(Backend):
     name = "numpy"
+    exact_float64 = True
 
     # -- views -----------------------------------------------------------------------------------
     @staticmethod
@@ -749,7 +748,7 @@ class NumpyBackend(Backend):
             fn = np.any if op in ("any", "sum", "max") else np.all
             self.store(out, fn(v, axis=axes))
             return
-        if op not in ("sum", "prod", "max", "min"):
+        if op not in _ops.REDUCTIONS:
             raise ValueError(f"reduce: unknown op {op!r}")
         if k in "iu":
             if op in ("sum", "prod"):
@@ -863,15 +862,7 @@ class NumpyBackend(Backend):
         out._data.reshape(out.shape)[...] = _take_along(src, idx, axis)
 
     def scatter(self, op, out, axis, indices, updates):
-        if op not in ("set", "add", "min", "max"):
-            raise ValueError(f"scatter: unknown op {op!r}")
-        if tuple(updates.shape) != tuple(indices.shape):
-            raise ValueError(f"scatter: updates shape {updates.shape} != indices shape "
-                             f"{indices.shape}")
-        for d, (ni, no) in enumerate(zip(indices.shape, out.shape)):
-            if d != axis and ni > no:
-                raise ValueError(f"scatter: indices have {ni} elements along axis {d}, "
-                                 f"out only {no}")
+        check_scatter(op, out, axis, indices, updates)
         dt = out.dtype
         k = dt.kind
         if op in ("min", "max"):

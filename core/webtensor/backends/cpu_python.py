@@ -30,10 +30,11 @@ from functools import reduce as _fold
 from itertools import accumulate
 
 from .. import dtypes as _d
+from .. import ops as _ops
 from .. import shape as _s
 from . import _pycodec as _c
 from ._pyops import BINARY, UNARY
-from .base import Backend
+from .base import Backend, check_scatter
 
 NAN = math.nan
 _KIND = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
@@ -49,7 +50,7 @@ def _gather_offsets(buf: list, offs: list) -> list:
     return list(operator.itemgetter(*offs)(buf))
 
 
-def _read(x) -> list:
+def read_view(x) -> list:
     """The values of view ``x`` in C order.  May be the buffer itself: never mutate it."""
     buf = x._data
     n = _s.size_of(x.shape)
@@ -70,7 +71,7 @@ def _permuted(x, order):
 def _read_order(x, order) -> list:
     """The values of ``x`` with its axes visited in ``order`` (C order of the permuted view)."""
     if list(order) == list(range(len(order))):
-        return _read(x)
+        return read_view(x)
     shape, strides = _permuted(x, order)
     if _s.size_of(shape) == 0:
         return []
@@ -262,6 +263,7 @@ def _order(g: list, kind: str, descending: bool) -> list:
 
 class PythonBackend(Backend):
     name = "python"
+    exact_float64 = True
 
     # -- memory ----------------------------------------------------------------------------------
     def alloc(self, dtype, size):
@@ -276,20 +278,20 @@ class PythonBackend(Backend):
         return _c.from_bytes(data, dtype)
 
     def to_bytes(self, x) -> bytes:
-        return _c.to_bytes(_read(x), x.dtype)
+        return _c.to_bytes(read_view(x), x.dtype)
 
     def from_values(self, dtype, values):
         return _c.from_python(values, dtype)
 
     def to_values(self, x) -> list:
-        return list(_read(x))
+        return list(read_view(x))
 
     # -- movement --------------------------------------------------------------------------------
     def copy(self, out, x):
-        _write(out, _read(x))
+        _write(out, read_view(x))
 
     def assign(self, target, x):
-        _write(target, _read(x))
+        _write(target, read_view(x))
 
     def fill(self, out, value):
         _write(out, _c.from_python([value], out.dtype) * _s.size_of(out.shape))
@@ -314,9 +316,9 @@ class PythonBackend(Backend):
 
     def cast(self, out, x):
         if x.dtype is out.dtype:
-            _write(out, _read(x))
+            _write(out, read_view(x))
             return
-        _write(out, _c.convert(_read(x), x.dtype.kind, out.dtype, x.dtype))
+        _write(out, _c.convert(read_view(x), x.dtype.kind, out.dtype, x.dtype))
 
     # -- elementwise -----------------------------------------------------------------------------
     def unary(self, op, out, x):
@@ -324,7 +326,7 @@ class PythonBackend(Backend):
         if fn is None:
             raise ValueError(f"unary: unknown op {op!r}")
         try:
-            vals = fn(_read(x), x.dtype)
+            vals = fn(read_view(x), x.dtype)
         except TypeError as e:
             raise TypeError(f"{op}: {e}") from None
         _store(out, vals)
@@ -336,17 +338,17 @@ class PythonBackend(Backend):
         if a.dtype is not b.dtype:
             raise TypeError(f"{op}: operands must share a dtype, got {a.dtype} and {b.dtype}")
         try:
-            vals = fn(_read(a), _read(b), a.dtype)
+            vals = fn(read_view(a), read_view(b), a.dtype)
         except TypeError as e:
             raise TypeError(f"{op}: {e}") from None
         _store(out, vals)
 
     def where(self, out, cond, a, b):
-        _write(out, [x if c else y for c, x, y in zip(_read(cond), _read(a), _read(b))])
+        _write(out, [x if c else y for c, x, y in zip(read_view(cond), read_view(a), read_view(b))])
 
     # -- reductions and scans --------------------------------------------------------------------
     def reduce(self, op, out, x, axes):
-        if op not in ("sum", "prod", "max", "min", "any", "all"):
+        if op not in _ops.REDUCTIONS:
             raise ValueError(f"reduce: unknown op {op!r}")
         axes = tuple(axes)
         kept = [i for i in range(x.ndim) if i not in axes]
@@ -358,7 +360,7 @@ class PythonBackend(Backend):
         _store(out, vals, "b" if op in ("any", "all") else x.dtype.kind)
 
     def arg_reduce(self, op, out, x, axis):
-        if op not in ("argmax", "argmin"):
+        if op not in _ops.ARG_REDUCTIONS:
             raise ValueError(f"arg_reduce: unknown op {op!r}")
         n = x.shape[axis]
         if n == 0:
@@ -368,7 +370,7 @@ class PythonBackend(Backend):
         _store(out, [_arg(g, op, kind) for g in _groups(_read_order(x, order), n)], "i")
 
     def scan(self, op, out, x, axis):
-        if op not in ("sum", "prod", "max", "min"):
+        if op not in _ops.SCANS:
             raise ValueError(f"scan: unknown op {op!r}")
         n = x.shape[axis]
         order = [i for i in range(x.ndim) if i != axis] + [axis]
@@ -385,7 +387,7 @@ class PythonBackend(Backend):
         nb = _s.size_of(tuple(out.shape[:-2]))
         kind = _KIND[a.dtype.kind]
         # a as (batch, m, k) rows and b as (batch, n, k) columns, both in C order.
-        a_vals = _read(_bview(a, out.shape[:-2]))
+        a_vals = read_view(_bview(a, out.shape[:-2]))
         b_vals = _read_order(_bview(b, out.shape[:-2]), _swap_last(len(out.shape)))
         res = []
         for t in range(nb):
@@ -420,21 +422,13 @@ class PythonBackend(Backend):
         size = x.shape[axis]
         stride = strides[axis]
         strides[axis] = 0
-        idx = _checked_indices(_read(indices), size, axis, "gather")
+        idx = _checked_indices(read_view(indices), size, axis, "gather")
         base = _s.flat_offsets(out.shape, tuple(strides), x.offset)
         buf = x._data
         _write(out, [buf[o + i * stride] for o, i in zip(base, idx)])
 
     def scatter(self, op, out, axis, indices, updates):
-        if op not in ("set", "add", "min", "max"):
-            raise ValueError(f"scatter: unknown op {op!r}")
-        if updates.shape != indices.shape:
-            raise ValueError(f"scatter: updates shape {updates.shape} != indices shape "
-                             f"{indices.shape}")
-        for d, (ni, no) in enumerate(zip(indices.shape, out.shape)):
-            if d != axis and ni > no:
-                raise ValueError(f"scatter: indices have {ni} elements along axis {d}, "
-                                 f"out only {no}")
+        check_scatter(op, out, axis, indices, updates)
         dt = out.dtype
         kind = _KIND[dt.kind]
         if op in ("min", "max"):
@@ -442,10 +436,10 @@ class PythonBackend(Backend):
         strides = list(out.strides)
         stride = strides[axis]
         strides[axis] = 0
-        idx = _checked_indices(_read(indices), out.shape[axis], axis, "scatter")
+        idx = _checked_indices(read_view(indices), out.shape[axis], axis, "scatter")
         base = _s.flat_offsets(indices.shape, tuple(strides), out.offset)
         targets = [o + i * stride for o, i in zip(base, idx)]
-        upd = _read(updates)
+        upd = read_view(updates)
         buf = out._data
         if op == "set":
             for t, v in zip(targets, upd):

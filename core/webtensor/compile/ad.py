@@ -76,12 +76,15 @@ def _as_tensor(x, fn: str, leaves) -> Tensor:
                     f"return tensors, Python numbers and tuples/lists/dicts of them")
 
 
-def as_leaves(tree, fn: str, what: str):
-    """A pytree of tensors and Python numbers -> (tensor leaves, structure)."""
+def as_leaves(tree, fn: str, what: str, device=None, fix: str | None = None):
+    """A pytree of tensors and Python numbers -> (tensor leaves, structure).  Numbers become
+    weak 0-d tensors (as JAX traces them) on ``device``, else that of the tensors among them;
+    anything else is a TypeError naming ``fn``, ``what`` and ``fix``."""
     from ..api.creation import asarray
 
     leaves, td = pytree.flatten(tree)
-    device = next((x.device for x in leaves if x.__class__ is Tensor), None)
+    if device is None:
+        device = next((x.device for x in leaves if x.__class__ is Tensor), None)
     out = []
     for x in leaves:
         if x.__class__ is Tensor:
@@ -89,8 +92,8 @@ def as_leaves(tree, fn: str, what: str):
         elif x.__class__ in (bool, int, float, complex) or hasattr(x, "__array_interface__"):
             out.append(asarray(x, device=device))
         else:
-            raise TypeError(f"wt.{fn}: {what} holds a {type(x).__name__} ({x!r:.60}); pass "
-                            f"tensors, Python numbers and tuples/lists/dicts of them")
+            raise TypeError(f"wt.{fn}: {what} holds a {type(x).__name__} ({x!r:.60}); "
+                            f"{fix or 'pass tensors, Python numbers and tuples/lists/dicts of them'}")
     return out, td
 
 

@@ -71,24 +71,11 @@ def _as_tensor(x, fn: str, what: str) -> Tensor:
 
 
 def _leaves(tree, fn: str, what: str, device=None):
-    """Operands as tensors (Python numbers become weak 0-d tensors, as JAX traces them, on
-    ``device`` or the device of the tensors among them)."""
-    from ..api.creation import asarray
+    """Operands as tensors (see ``ad.as_leaves``)."""
+    from .ad import as_leaves
 
-    leaves, td = pytree.flatten(tree)
-    if device is None:
-        device = next((x.device for x in leaves if x.__class__ is Tensor), None)
-    out = []
-    for x in leaves:
-        if x.__class__ is Tensor:
-            out.append(x)
-        elif x.__class__ in (bool, int, float, complex) or hasattr(x, "__array_interface__"):
-            out.append(asarray(x, device=device))
-        else:
-            raise TypeError(f"wt.{fn}: {what} holds a {type(x).__name__} ({x!r:.60}); only "
-                            f"tensors, Python numbers and tuples/lists/dicts of them can flow "
-                            f"through {fn}")
-    return out, td
+    return as_leaves(tree, fn, what, device, fix=f"only tensors, Python numbers and "
+                     f"tuples/lists/dicts of them can flow through {fn}")
 
 
 def _first_device(*trees):

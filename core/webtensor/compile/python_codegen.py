@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..backends import _pycodec as _c
 from ..backends._pyops import BINARY, UNARY
-from ..backends.cpu_python import _read
+from ..backends.cpu_python import read_view
 from ..tensor import Tensor
 from .fuse import Group
 from .ir import Node
@@ -95,7 +95,7 @@ def group_step(exe, index: int, group: Group, fallback):
             dtype = view.dtype
 
             def read(env, slot=slot, shape=shape, strides=strides, offset=offset, dtype=dtype):
-                return _read(Tensor._wrap(env[slot], shape, dtype, device, strides=strides,
+                return read_view(Tensor._wrap(env[slot], shape, dtype, device, strides=strides,
                                           offset=offset))
             readers.append(read)
     source, namespace = _source(group, input_index)

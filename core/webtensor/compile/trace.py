@@ -69,11 +69,11 @@ class Trace:
 
     # -- activation ------------------------------------------------------------------------
     def __enter__(self):
-        self._token = _tracing._ACTIVE.set(self)
+        self._token = _tracing.ACTIVE.set(self)
         return self
 
     def __exit__(self, *exc) -> None:
-        _tracing._ACTIVE.reset(self._token)
+        _tracing.ACTIVE.reset(self._token)
 
     def backend_for(self, device) -> TraceBackend:
         found = self.backends.get(device)

@@ -18,8 +18,7 @@ import struct
 from functools import lru_cache
 
 from ..backends.webgpu import exprs, kernels
-from ..backends.webgpu.backend import NATIVE
-from ..backends.webgpu.kernels import STORAGE, Params
+from ..backends.webgpu.kernels import STORAGE, STORAGE_OF, Params
 from .fuse import Group
 from .ir import Node
 
@@ -35,7 +34,7 @@ _FUSABLE_PRIMS = ("unary", "binary", "where", "cast", "copy")
 
 
 def storage_of(dtype) -> str | None:
-    return NATIVE.get(dtype)
+    return STORAGE_OF.get(dtype)
 
 
 def node_expr(node: Node) -> tuple[str, tuple[str, ...]] | None:
@@ -284,12 +283,12 @@ def group_step(exe, index: int, group: Group, fallback):
     one, for buffers past the binding size limit)."""
     backend = exe.real
     p = plan(group)
-    pipeline = backend._pipeline(p.kernel)
+    kernel = p.kernel
     in_slots = [exe._slot_of(v) for v in p.inputs]
     outs = [(exe._slot_of(v), v.dtype, v.size) for v in p.outputs]
     uniforms, workgroups = p.uniforms, p.workgroups
-    driver = backend.driver
-    limit = backend._max_binding
+    launch = backend.launch
+    limit = backend.max_binding
     alloc = backend.alloc
     if any(size * dt.itemsize > limit for _, dt, size in outs):
         return fallback  # too big for one binding: eager kernels route it as they do
@@ -300,10 +299,7 @@ def group_step(exe, index: int, group: Group, fallback):
             fallback(env)
             return
         new = [alloc(dt, size) for _, dt, size in outs]
-        if backend._garbage:
-            backend._collect()
-        driver.dispatch(pipeline, [b.handle for b in bufs] + [b.handle for b in new], uniforms,
-                        workgroups)
+        launch(kernel, bufs + new, uniforms, workgroups)
         for (slot, _, _), b in zip(outs, new):
             env[slot] = b
     return step

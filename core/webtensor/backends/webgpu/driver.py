@@ -1,9 +1,10 @@
 """The GPU driver interface: the few WebGPU calls the WebGPU backend makes.
 
 ``WebGPUBackend`` (``backend.py``) turns primitives into kernels; a ``Driver`` owns the device and
-runs them.  Two drivers implement this interface: ``native.py`` (wgpu-py: Vulkan, Metal, D3D12)
-and, later, the browser driver (``navigator.gpu`` through Pyodide).  Both request the same
-explicit limits (``SPEC_LIMITS``) so code that runs on one runs on the other.
+runs them.  Three drivers implement this interface: ``native.py`` (wgpu-py: Vulkan, Metal,
+D3D12), ``browser.py`` (``navigator.gpu`` through Pyodide) and ``recording.py`` (runs nothing,
+records every launch: tests without an adapter).  The real ones request the same explicit
+limits (``SPEC_LIMITS``) so code that runs on one runs on the other.
 
 Kernel convention shared by every driver and every WGSL template:
 

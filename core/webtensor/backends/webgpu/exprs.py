@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from ... import ops as _ops
+
 # The type each storage computes in.
 COMPUTE = {"f32": "f32", "f16": "f32", "bf16": "f32", "i32": "i32", "i16": "i32", "i8": "i32",
            "u32": "u32", "u16": "u32", "u8": "u32", "bool": "bool", "i64": "i64", "u64": "u64",
@@ -37,9 +39,7 @@ def _float_and_complex(op: str) -> dict[str, str]:
 UNARY: dict[str, dict[str, str]] = {
     "abs": {"f32": "abs_f32(a)", "i32": "abs(a)", "u32": "a", "i64": "abs_i64(a)", "u64": "a",
             "c64": "abs_c64(a)"},
-    **{op: _float_and_complex(op) for op in (
-        "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1",
-        "log", "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh")},
+    **{op: _float_and_complex(op) for op in _ops.UNARY_TRANSCENDENTAL},
     "sqrt": {"f32": "sqrt_f32(a)", "c64": "sqrt_c64(a)"},  # *_f32: subnormal-safe (float32.wgsl)
     # opq: the shader compiler would fold 0.0 * x to 0.0 (wrong for inf, NaN and -x)
     "reciprocal": {"f32": "1.0 / a", "c64": "div_c64(vec2<f32>(1.0, opq(0.0)), a)"},

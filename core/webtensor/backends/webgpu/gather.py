@@ -37,9 +37,10 @@ from functools import lru_cache
 from string import Template
 
 from ... import dtypes as _d
+from ... import ops as _ops
 from ...tensor import Tensor
 from . import kernels
-from .kernels import Kernel, Params
+from .kernels import STORAGE_OF, Kernel, Params
 from .matmul import header
 
 _MASK = {1: "0xffu", 2: "0xffffu"}
@@ -114,7 +115,7 @@ def gather(backend, out, x, axis: int, indices) -> None:
     params.add(x.strides[axis], x.shape[axis])
     kernel = gather_kernel(out.dtype.itemsize, len(params.words))
     threads = params.words[2]
-    backend._dispatch(kernel, [indices._data, x._data, out._data], params, threads)
+    backend.launch_threads(kernel, [indices._data, x._data, out._data], params, threads)
 
 
 # -- scatter --------------------------------------------------------------------------------------
@@ -277,9 +278,9 @@ def _access(itemsize: int) -> str:
             f"    atomicXor(&out0[e / {per}u], ((old ^ v) & {mask}) << {lane});\n}}")
 
 
-_STORAGE_OF = {_d.float32: "f32", _d.float16: "f16", _d.bfloat16: "bf16", _d.int8: "i8",
-               _d.uint8: "u8", _d.int16: "i16", _d.uint16: "u16", _d.int64: "i64",
-               _d.uint64: "u64", _d.complex64: "c64"}
+# the dtypes whose add/min/max scatter folds in order (bool, int32 and uint32 use atomics)
+_STORAGE_OF = {dt: s for dt, s in STORAGE_OF.items()
+               if dt not in (_d.bool, _d.int32, _d.uint32)}
 
 
 @lru_cache(maxsize=64)
@@ -307,7 +308,7 @@ def _ordered_ok(op: str, dtype) -> bool:
 
 def scatter_kind(op: str, dtype) -> str | None:
     """How ``scatter(op)`` on ``dtype`` runs natively, or None (routed to the CPU)."""
-    if op not in ("set", "add", "min", "max"):
+    if op not in _ops.SCATTER_MODES:
         return None
     if op == "set":
         return "winner" if dtype.itemsize in (1, 2, 4, 8, 16) else None
@@ -330,7 +331,7 @@ def scatter(backend, op: str, out, axis: int, indices, updates) -> None:
     if indices.size == 0 or out.size == 0:
         return
     kind = scatter_kind(op, out.dtype)
-    updates = backend._unaliased(out, [updates])[0]
+    updates = backend.unaliased(out, [updates])[0]
     out_strides = [0 if d == axis else s for d, s in enumerate(out.strides)]
     c_strides = [0] * out.ndim
     step = 1
@@ -348,13 +349,13 @@ def scatter(backend, op: str, out, axis: int, indices, updates) -> None:
         return
     update = scatter_update_kernel(kind, op, len(params.words))
     if kind in ("i32", "u32", "bool"):
-        backend._dispatch(update, [indices._data, updates._data, out._data], params,
+        backend.launch_threads(update, [indices._data, updates._data, out._data], params,
                           indices.size)
         return
     untouched = 0 if kind == "winner" else _UNTOUCHED[op]
     work = _work_buffer(backend, out.device, out.size, untouched)
     inputs = [indices._data] if kind == "winner" else [indices._data, updates._data]
-    backend._dispatch(update, [*inputs, work._data], params, indices.size)
+    backend.launch_threads(update, [*inputs, work._data], params, indices.size)
     _apply(backend, kind, op, out, updates, work)
 
 
@@ -378,10 +379,10 @@ def _apply(backend, kind: str, op: str, out, updates, work) -> None:
         shape, (so,) = kernels.collapse(out.shape, [out.strides])
         params = Params(out.size, out.size, shape, [(out.offset, so)])
         kernel = scatter_apply_kernel("key", 4, op, len(params.words))
-        backend._dispatch(kernel, [work._data, out._data], params, out.size)
+        backend.launch_threads(kernel, [work._data, out._data], params, out.size)
         return
     if not updates.is_contiguous:
-        updates = backend._materialize(updates)
+        updates = backend.materialize(updates)
     if eb >= 4:
         shape, (so,) = kernels.collapse(out.shape, [out.strides])
         threads = out.size * (eb // 4)
@@ -394,7 +395,7 @@ def _apply(backend, kind: str, op: str, out, updates, work) -> None:
         params = Params(out.size, threads, (), [(out.offset, ())])
         params.add(updates.offset, out.offset, first_word)
     kernel = scatter_apply_kernel("set", eb, op, len(params.words))
-    backend._dispatch(kernel, [work._data, updates._data, out._data], params, threads)
+    backend.launch_threads(kernel, [work._data, updates._data, out._data], params, threads)
 
 
 def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params) -> None:
@@ -406,15 +407,54 @@ def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params)
     order = Tensor._wrap(backend.alloc(_d.int64, n), (n,), _d.int64, device)
     if not _sort.native_ok(backend, order, targets, 0):
         # too many updates for one sort binding: the CPU device does the whole scatter
-        backend._route("scatter", (op, out, axis, indices, updates), 1, in_place=True)
+        backend.route("scatter", (op, out, axis, indices, updates))
         return
-    backend._dispatch(scatter_update_kernel("target", op, len(params.words)),
+    backend.launch_threads(scatter_update_kernel("target", op, len(params.words)),
                       [indices._data, targets._data], params, n)
     _sort.sort_along(backend, order, targets, 0, False, indices=True)
     if not updates.is_contiguous:
-        updates = backend._materialize(updates)
+        updates = backend.materialize(updates)
     fold = Params(n, n, (), [(0, ())])
     fold.add(updates.offset)
     kernel = scatter_ordered_kernel(_STORAGE_OF[out.dtype], out.dtype.itemsize, op,
                                     len(fold.words))
-    backend._dispatch(kernel, [order._data, targets._data, updates._data, out._data], fold, n)
+    backend.launch_threads(kernel, [order._data, targets._data, updates._data, out._data], fold, n)
+
+
+# -- the family's interface (backend.FAMILIES) ----------------------------------------------------
+
+PRIMITIVES = ("gather", "scatter")
+_ITEMSIZES = (1, 2, 4, 8, 16)  # gather moves raw bits: every element size
+
+
+def supports(prim: str, op, dt) -> bool:
+    if prim == "gather":
+        return dt.itemsize in _ITEMSIZES
+    return scatter_kind(op, dt) is not None
+
+
+def capability(prim: str, dt) -> str:
+    if prim == "gather":
+        return "native" if supports(prim, None, dt) else "cpu"
+    # complex min/max is refused by every device: not counted
+    ops = ("set", "add") if dt.kind == "c" else _ops.SCATTER_MODES
+    native = sum(supports(prim, op, dt) for op in ops)
+    return {len(ops): "native", 0: "cpu"}.get(native, f"partial ({native}/{len(ops)} ops)")
+
+
+def run(backend, prim: str, *args) -> bool:
+    if prim == "gather":
+        out, x, axis, indices = args
+        if not (supports(prim, None, x.dtype) and indices.dtype is _d.int64
+                and x.dtype is out.dtype and backend.native_ok(out, x, indices)):
+            return False
+        gather(backend, out, x, axis, indices)
+        return True
+    op, out, axis, indices, updates = args
+    kind = scatter_kind(op, out.dtype)
+    packed_set = kind == "winner" and out.dtype.itemsize < 4
+    if not (kind is not None and indices.dtype is _d.int64 and updates.dtype is out.dtype
+            and backend.fits(out, indices, updates) and (out.is_contiguous or not packed_set)):
+        return False
+    scatter(backend, op, out, axis, indices, updates)
+    return True

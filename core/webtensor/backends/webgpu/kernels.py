@@ -119,12 +119,32 @@ STORAGE = {s.name: s for s in (
 RAW = {1: "u8", 2: "u16", 4: "u32", 8: "u64", 16: "x128"}
 
 
+def _storage_of():
+    from ... import dtypes as _d
+
+    return {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool",
+            _d.int8: "i8", _d.int16: "i16", _d.uint8: "u8", _d.uint16: "u16",
+            _d.float16: "f16", _d.bfloat16: "bf16", _d.int64: "i64", _d.uint64: "u64",
+            _d.complex64: "c64"}
+
+
+# The one dtype -> storage map: the dtypes whose values the kernels compute with.  float64 and
+# complex128 have none (browsers have no f64 in WGSL): their work is routed to the CPU.  Each
+# kernel family's supported set is a subset of this.
+STORAGE_OF = _storage_of()
+
+
 @dataclass(frozen=True)
 class Kernel:
+    """A compute shader and its binding signature: uniforms at binding 0, then ``n_in``
+    read-only and ``n_out`` read-write storage buffers."""
+
     wgsl: str
     n_in: int
     n_out: int
     uniform_size: int  # bytes
+    entry: str = "main"
+
 
 
 def _uniform_vec4s(slots: int) -> int:
@@ -228,11 +248,6 @@ def fill_kernel(words: int) -> Kernel:
     return _render("fill", 0, 1, 8, words=words)
 
 
-@lru_cache(maxsize=4)
-def iota_kernel() -> Kernel:
-    return _render("iota", 0, 1, 6)
-
-
 # -- parameters ----------------------------------------------------------------------------------
 
 class Params:
@@ -291,6 +306,7 @@ def is_contiguous_1d(shape, strides) -> bool:
 
 
 def groups_for(threads: int) -> int:
+    """Workgroups of ``WORKGROUP`` invocations for one invocation per thread."""
     return -(-threads // WORKGROUP)
 
 

@@ -85,14 +85,6 @@ _ANY = {
 DTYPES = frozenset(_TYPES) | frozenset(_ANY)
 
 
-def launch(backend, kernel: Kernel, buffers, params: Params, groups: int) -> None:
-    """Record one dispatch of exactly ``groups`` workgroups (kernels with their own sizes)."""
-    backend._collect()
-    pipeline = backend.driver.create_pipeline(kernel.wgsl, "main", kernel.n_in, kernel.n_out,
-                                              kernel.uniform_size)
-    backend.driver.dispatch(pipeline, [b.handle for b in buffers], params.pack(kernel), groups)
-
-
 def header(inputs, outputs, slots: int) -> tuple[str, int]:
     """Binding declarations for ``inputs``/``outputs`` (WGSL array element types) plus the
     parameter helpers; returns (text, uniform bytes)."""
@@ -287,8 +279,8 @@ def matmul(backend, out, a, b) -> None:
         # one invocation per output element: no tile is mostly padding
         params.words[6] = out.size  # slot 6: invocations in use (matmul.wgsl: workgroups)
         kernel = small_kernel(a.dtype.name, len(params.words))
-        launch(backend, kernel, [a._data, b._data, out._data], params,
-               kernels.groups_for(out.size))
+        backend.launch(kernel, [a._data, b._data, out._data], params,
+                       kernels.groups_for(out.size))
         return
     if a.dtype in _TYPES:
         a_mode = _mode(a._data.size, a.offset, a_bs, a_sm, a_sk, m, k)
@@ -297,7 +289,7 @@ def matmul(backend, out, a, b) -> None:
     else:
         kernel = any_kernel(a.dtype.name, _scalar_mode(a_sm, a_sk), _scalar_mode(b_sn, b_sk),
                             len(params.words))
-    launch(backend, kernel, [a._data, b._data, out._data], params, groups)
+    backend.launch(kernel, [a._data, b._data, out._data], params, groups)
 
 
 def _batch_strides(t, batch) -> tuple[int, ...]:
@@ -311,3 +303,24 @@ def _batch_strides(t, batch) -> tuple[int, ...]:
         elif have != want:
             raise ValueError(f"matmul: batch dims {t.shape[:lead]} do not broadcast to {batch}")
     return tuple(strides)
+
+
+# -- the family's interface (backend.FAMILIES) ----------------------------------------------------
+
+PRIMITIVES = ("matmul",)
+
+
+def supports(prim: str, op, dt) -> bool:
+    return dt in DTYPES
+
+
+def capability(prim: str, dt) -> str:
+    return "native" if supports(prim, None, dt) else "cpu"
+
+
+def run(backend, prim: str, out, a, b) -> bool:
+    if not (supports(prim, None, a.dtype) and b.dtype is a.dtype and out.dtype is a.dtype
+            and backend.native_ok(out, a, b)):
+        return False
+    matmul(backend, out, a, b)
+    return True

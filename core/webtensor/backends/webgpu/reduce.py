@@ -37,22 +37,19 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ... import dtypes as _d
+from ... import ops as _ops
 from ... import shape as _s
 from ...tensor import Tensor
 from . import kernels
-from .kernels import STORAGE, Kernel, Params, source
+from .kernels import STORAGE, STORAGE_OF, Kernel, Params, source
 
 # The element types these kernels read natively (kernels.STORAGE: 8/16-bit ones packed in
 # words, int64/uint64 as two words).
-TYPES = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool",
-         _d.int8: "i8", _d.uint8: "u8", _d.int16: "i16", _d.uint16: "u16",
-         _d.float16: "f16", _d.bfloat16: "bf16", _d.int64: "i64", _d.uint64: "u64"}
+TYPES = {dt: s for dt, s in STORAGE_OF.items() if dt is not _d.complex64}
 _WIDE = ("i64", "u64")
 _HALF = ("f16", "bf16")
 
-REDUCE_OPS = ("sum", "prod", "max", "min", "any", "all")
-ARG_OPS = ("argmax", "argmin")
-SCAN_OPS = ("sum", "prod", "max", "min")
+REDUCE_OPS, ARG_OPS, SCAN_OPS = _ops.REDUCTIONS, _ops.ARG_REDUCTIONS, _ops.SCANS
 
 WORKGROUP = 256  # invocations of a reduction pass (shaders/reduce.wgsl)
 PER_LANE = 64  # elements one invocation folds per chunk before the tree
@@ -312,10 +309,8 @@ def _pass(backend, fam, t, src, dst, rows, length, lanes, chunks, chunk, view_wo
     dims = (view_words[1], view_words[2]) if view_words else (0, 1)
     kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words),
                          (min(dims[0], 2), min(dims[1], 2)))
-    groups = -(-rows // (WORKGROUP // lanes)) * chunks
-    # _dispatch sizes the grid in kernels.WORKGROUP-sized groups of threads; this template
-    # counts workgroups (of 256), so ask for that many groups' worth of threads
-    backend._dispatch(kernel, [src, dst], _params(words), groups * kernels.WORKGROUP)
+    groups = -(-rows // (WORKGROUP // lanes)) * chunks  # workgroups of this template's 256
+    backend.launch(kernel, [src, dst], _params(words), groups)
 
 
 def _reduce_rows(backend, fam, t, x, kept, reduced, dst, out_words) -> None:
@@ -328,7 +323,7 @@ def _reduce_rows(backend, fam, t, x, kept, reduced, dst, out_words) -> None:
     lanes, chunks, chunk = plan(length)
     while True:
         final = chunks == 1
-        out = dst if final else backend._new_buffer(rows * chunks * 16)
+        out = dst if final else backend.allocate(rows * chunks * 16)
         _pass(backend, fam, t, src, out, rows, length, lanes, chunks, chunk, view,
               out_words if final else 0)
         if final:
@@ -344,6 +339,8 @@ def _dims(x, dims) -> tuple[tuple, tuple]:
 
 
 def _normalize_axes(op: str, x, axes) -> tuple[int, ...]:
+    """The axes in [0, ndim), in the order given (the reduced dims are walked in that order);
+    the primitive's own check (the API normalises axes, with names, in api/_common.py)."""
     out = []
     for a in axes:
         if isinstance(a, bool) or not isinstance(a, int) or not -x.ndim <= a < x.ndim:
@@ -408,7 +405,7 @@ def _element_type(prim: str, op: str, dt) -> str | None:
 
 def _complex_sum(backend, out, x) -> bool:
     return (x.dtype is _d.complex64 and out.dtype is _d.complex64
-            and backend._native_ok(out, x))
+            and backend.native_ok(out, x))
 
 
 def reduce(backend, op, out, x, axes) -> bool:
@@ -423,14 +420,14 @@ def reduce(backend, op, out, x, axes) -> bool:
     fam = family(op, t)
     if out.dtype is not (_d.bool if fam in ("or", "and") else x.dtype):
         return False
-    if not backend._native_ok(out, x):
+    if not backend.native_ok(out, x):
         return False
     axes = _normalize_axes("reduce", x, axes)
     if any(x.shape[a] == 0 for a in axes) and out.size:
         raise ValueError(f"reduce: {op} over an empty axis; the frontend fills identities")
     if out.size == 0:
         return True
-    x = backend._unaliased(out, [x])[0]
+    x = backend.unaliased(out, [x])[0]
     sink, finish = _u32_sink(backend, out)
     kept = [d for d in range(x.ndim) if d not in axes]
     words = 1 if fam in ("or", "and") else value_words(t)
@@ -444,14 +441,14 @@ def arg_reduce(backend, op, out, x, axis) -> bool:
     if op not in ARG_OPS:
         raise ValueError(f"arg_reduce: unknown op {op!r}; expected argmax or argmin")
     t = TYPES.get(x.dtype)
-    if t is None or out.dtype is not _d.int64 or not backend._native_ok(out, x):
+    if t is None or out.dtype is not _d.int64 or not backend.native_ok(out, x):
         return False
     (axis,) = _normalize_axes(op, x, (axis,))
     if x.shape[axis] == 0:
         raise ValueError(f"{op}: attempt to get {op} of an empty axis {axis}")
     if out.size == 0:
         return True
-    x = backend._unaliased(out, [x])[0]
+    x = backend.unaliased(out, [x])[0]
     kept = [d for d in range(x.ndim) if d != axis]
     _reduce_rows(backend, family(op, t), t, x, _dims(x, kept), _dims(x, [axis]), out._data, 2)
     return True
@@ -464,12 +461,12 @@ def scan(backend, op, out, x, axis) -> bool:
         (axis,) = _normalize_axes("scan", x, (axis,))
         return scan(backend, "sum", _components(out), _components(x), axis)
     t = _element_type("scan", op, x.dtype)
-    if t is None or out.dtype is not x.dtype or not backend._native_ok(out, x):
+    if t is None or out.dtype is not x.dtype or not backend.native_ok(out, x):
         return False
     if out.size == 0:
         return True
     (axis,) = _normalize_axes("scan", x, (axis,))
-    x = backend._unaliased(out, [x])[0]
+    x = backend.unaliased(out, [x])[0]
     fam = family(op, t)
     sink, finish = _u32_sink(backend, out)
     length = x.shape[axis]
@@ -484,21 +481,38 @@ def scan(backend, op, out, x, axis) -> bool:
     buffers = [x._data]
     if chunks > 1:
         lanes = plan(chunk)[0]
-        totals = backend._new_buffer(rows * chunks * 16)
-        carries = backend._new_buffer(rows * chunks * 16)
+        totals = backend.allocate(rows * chunks * 16)
+        carries = backend.allocate(rows * chunks * 16)
         kept_x = _dims(x, kept)
         view = [x.offset, len(kept_x[0]), 1, *kept_x[0], *kept_x[1], length, x.strides[axis]]
         _pass(backend, fam, t, x._data, totals, rows, length, lanes, chunks, chunk, view, 0)
-        backend._dispatch(carry_kernel(fam, t), [totals, carries], _params([0, rows, chunks]),
-                          rows)
+        backend.launch(carry_kernel(fam, t), [totals, carries], _params([0, rows, chunks]),
+                       kernels.groups_for(rows))
         buffers.append(carries)
     words = [0, rows, length, chunks, chunk, x.offset, x.strides[axis], out_strides[axis],
              len(kshape), *kshape, *kx, *ko]
     kernel = scan_kernel(fam, t, chunks > 1, len(words))
-    backend._dispatch(kernel, [*buffers, sink._data], _params(words), rows * chunks)
+    backend.launch(kernel, [*buffers, sink._data], _params(words), kernels.groups_for(rows * chunks))
     if finish:
         finish()
     return True
 
 
-__all__ = ["reduce", "arg_reduce", "scan", "family", "plan", "capability"]
+# -- the family's interface (backend.FAMILIES) ----------------------------------------------------
+
+PRIMITIVES = ("reduce", "arg_reduce", "scan")
+_OPS = {"reduce": REDUCE_OPS, "arg_reduce": ARG_OPS, "scan": SCAN_OPS}
+
+
+def supports(prim: str, op: str, dt) -> bool:
+    """A kernel exists for ``prim`` ``op`` on dtype ``dt`` (layout and size are ``run``'s)."""
+    if prim == "arg_reduce":
+        return dt in TYPES
+    return _element_type(prim, op, dt) is not None
+
+
+def run(backend, prim: str, *args) -> bool:
+    return {"reduce": reduce, "arg_reduce": arg_reduce, "scan": scan}[prim](backend, *args)
+
+
+__all__ = ["PRIMITIVES", "supports", "capability", "run", "family", "plan"]

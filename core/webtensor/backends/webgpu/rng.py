@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from ... import dtypes as _d
 from . import kernels
 from .kernels import Kernel, Params
 
@@ -33,4 +34,24 @@ def random_bits(backend, out, key: tuple[int, int], counter: int) -> None:
     counter = int(counter) & ((1 << 128) - 1)
     params = Params(n, blocks)
     params.add(k0, k1, *((counter >> (32 * i)) & _M32 for i in range(4)))
-    backend._dispatch(philox_kernel(), [out._data], params, blocks)
+    backend.launch_threads(philox_kernel(), [out._data], params, blocks)
+
+
+# -- the family's interface (backend.FAMILIES) ----------------------------------------------------
+
+PRIMITIVES = ("random_bits",)
+
+
+def supports(prim: str, op, dt) -> bool:
+    return dt is _d.uint32  # the Philox stream is words
+
+
+def capability(prim: str, dt) -> str:
+    return "native" if supports(prim, None, dt) else "n/a"
+
+
+def run(backend, prim: str, out, key, counter) -> bool:
+    if not (supports(prim, None, out.dtype) and backend.native_ok(out)):
+        return False
+    random_bits(backend, out, key, counter)
+    return True

@@ -34,7 +34,7 @@ from functools import lru_cache
 from ... import dtypes as _d
 from ...tensor import Tensor, empty
 from . import kernels
-from .kernels import STORAGE, Params
+from .kernels import STORAGE, STORAGE_OF, Params
 
 BLOCK = 1024  # pairs sorted per workgroup (8 KiB of workgroup memory, 12 KiB for 64-bit keys)
 _LOG2_BLOCK = BLOCK.bit_length() - 1
@@ -56,9 +56,7 @@ SORT_KEY = {
     "i64": "vec2<u32>(in0[2u * ix + 1u] ^ 0x80000000u, in0[2u * ix])",
     "u64": "vec2<u32>(in0[2u * ix + 1u], in0[2u * ix])",
 }
-SORT_DTYPES = {_d.float32: "f32", _d.int32: "i32", _d.uint32: "u32", _d.bool: "bool",
-               _d.int8: "i8", _d.uint8: "u8", _d.int16: "i16", _d.uint16: "u16",
-               _d.float16: "f16", _d.bfloat16: "bf16", _d.int64: "i64", _d.uint64: "u64"}
+SORT_DTYPES = {dt: s for dt, s in STORAGE_OF.items() if dt is not _d.complex64}
 _UINT_OF_SIZE = {1: _d.uint8, 2: _d.uint16}
 
 # Pair helpers per key width in words (shaders/sort_local.wgsl, sort_step.wgsl): the WGSL key
@@ -193,15 +191,6 @@ def final_kernel(kind: str, words: int, contiguous_in: bool, contiguous_out: boo
                            pair_words=pair_words)
 
 
-def _dispatch_groups(backend, kernel, buffers, params: Params, workgroups: int) -> None:
-    """A dispatch of an explicit workgroup count (``sort_local`` has 256 invocations)."""
-    backend._collect()
-    driver = backend.driver
-    pipeline = driver.create_pipeline(kernel.wgsl, "main", kernel.n_in, kernel.n_out,
-                                      kernel.uniform_size)
-    driver.dispatch(pipeline, [b.handle for b in buffers], params.pack(kernel), workgroups)
-
-
 def padded_bytes(x, axis: int) -> int:
     """Bytes of the pair buffer for sorting ``x`` along ``axis``."""
     n = x.shape[axis]
@@ -214,8 +203,8 @@ def native_ok(backend, out, x, axis: int) -> bool:
         return False
     if x.size == 0:
         return True
-    limit = min(backend._max_binding, backend._max_buffer)
-    return backend._fits(out, x) and padded_bytes(x, axis) <= limit
+    limit = min(backend.max_binding, backend.memory.max_buffer)
+    return backend.fits(out, x) and padded_bytes(x, axis) <= limit
 
 
 def sort_along(backend, out, x, axis: int, descending: bool, indices: bool) -> None:
@@ -246,7 +235,7 @@ def sort_along(backend, out, x, axis: int, descending: bool, indices: bool) -> N
 
 def _sort(backend, out, x, axis: int, descending: bool, kind: str) -> None:
     storage = SORT_DTYPES[x.dtype]
-    x = backend._unaliased(out, [x])[0]
+    x = backend.unaliased(out, [x])[0]
     n = x.shape[axis]
     log2 = (n - 1).bit_length()
     total = x.size // n << log2
@@ -257,26 +246,26 @@ def _sort(backend, out, x, axis: int, descending: bool, kind: str) -> None:
     contiguous_in = kernels.is_contiguous_1d(shape, xs)
     contiguous_out = kernels.is_contiguous_1d(shape, os)
     words = key_words(storage)
-    pairs = backend._new_buffer(total * pair_bytes(storage))
+    pairs = backend.allocate(total * pair_bytes(storage))
 
     params = Params(total, total, shape, [(x.offset, xs)])
     params.add(n, log2, int(descending))
     kernel = local_sort_kernel(storage, contiguous_in, len(params.words))
-    _dispatch_groups(backend, kernel, [x._data, pairs], params, -(-total // BLOCK))
+    backend.launch(kernel, [x._data, pairs], params, -(-total // BLOCK))
 
     for stage in range(_LOG2_BLOCK + 1, log2 + 1):  # stages of span 2 * BLOCK .. 2**log2
         flip = Params(total, total // 2)
         flip.add(1 << (stage - 1), 1, 1, stage - 1)
-        backend._dispatch(step_kernel(words), [pairs], flip, total // 2)
+        backend.launch_threads(step_kernel(words), [pairs], flip, total // 2)
         top = stage - 2  # log2 of the longest half-cleaner distance
         while top >= _LOG2_BLOCK:
             levels = min(FUSED_LEVELS, top - _LOG2_BLOCK + 1)
             low = top - levels + 1
             step = Params(total, total >> levels)
             step.add(1 << low, 0, levels, low)
-            backend._dispatch(step_kernel(words), [pairs], step, total >> levels)
+            backend.launch_threads(step_kernel(words), [pairs], step, total >> levels)
             top = low - 1
-        _dispatch_groups(backend, local_merge_kernel(words), [pairs], Params(total, total),
+        backend.launch(local_merge_kernel(words), [pairs], Params(total, total),
                          total // BLOCK)
 
     count = x.size
@@ -284,5 +273,24 @@ def _sort(backend, out, x, axis: int, descending: bool, kind: str) -> None:
     final.add(n, log2)
     kernel = final_kernel(kind, words, contiguous_in, contiguous_out, len(final.words))
     inputs = [pairs] if kind == "indices" else [pairs, x._data]
-    backend._dispatch(kernel, inputs + [out._data], final, count)
+    backend.launch_threads(kernel, inputs + [out._data], final, count)
 
+
+# -- the family's interface (backend.FAMILIES) ----------------------------------------------------
+
+PRIMITIVES = ("sort", "argsort")
+
+
+def supports(prim: str, op, dt) -> bool:
+    return dt in SORT_DTYPES
+
+
+def capability(prim: str, dt) -> str:
+    return "native" if supports(prim, None, dt) else "cpu"
+
+
+def run(backend, prim: str, out, x, axis, descending) -> bool:
+    if not native_ok(backend, out, x, axis):
+        return False
+    sort_along(backend, out, x, axis, descending, indices=prim == "argsort")
+    return True

@@ -13,7 +13,7 @@ from functools import lru_cache
 from string import Template
 
 from . import exprs, kernels
-from .kernels import STORAGE, Kernel, Params
+from .kernels import STORAGE, STORAGE_OF, Kernel, Params
 
 
 @lru_cache(maxsize=32)
@@ -44,21 +44,19 @@ def _from_key(key: int) -> float:
 def summarize(backend, x, sy: int, sx: int):
     """(finite min | None, finite max | None, all finite, cells as float32 array) of the 3-D
     view ``x`` (slices, rows, columns), or None when its dtype has no float32 conversion here."""
-    from .backend import NATIVE
-
-    storage = NATIVE.get(x.dtype)
+    storage = STORAGE_OF.get(x.dtype)
     if storage is None or storage == "c64" or exprs.cast(storage, "f32") is None \
-            or not backend._fits(x):
+            or not backend.fits(x):
         return None
     s, h0, w0 = x.shape
     hq, wq = -(-h0 // sy), -(-w0 // sx)
     cells = s * hq * wq
-    out = backend._new_buffer(4 * (4 + cells))
-    backend._write(out, 0, struct.pack("<4I", 0xFFFFFFFF, 0, 0, 0))
+    out = backend.allocate(4 * (4 + cells))
+    backend.write(out, 0, struct.pack("<4I", 0xFFFFFFFF, 0, 0, 0))
     params = Params(cells, cells)
     params.add(hq, wq, sy, sx, h0, w0, x.offset, *x.strides)
-    backend._dispatch(summary_kernel(storage), [x._data, out], params, cells)
-    raw = backend._read(out, 0, 4 * (4 + cells))
+    backend.launch_threads(summary_kernel(storage), [x._data, out], params, cells)
+    raw = backend.read(out, 0, 4 * (4 + cells))
     lo, hi, bad, _ = struct.unpack_from("<4I", raw)
     values = array("f", raw[16:])
     if struct.pack("=I", 1) != struct.pack("<I", 1):  # big-endian hosts: the bytes are LE

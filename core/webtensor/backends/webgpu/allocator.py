@@ -1,0 +1,118 @@
+"""GPU memory: buffers in size buckets, a pool of freed ones, and the memory statistics.
+
+A tensor's buffer goes back to the pool when its ``GPUBuffer`` is collected.  Freed buffers
+wait in the pool keyed by allocation size (at most ``POOL_BYTES``), so loops that allocate the
+same shapes reuse buffers (and the driver's bind groups).  Reuse is safe while recorded work
+still reads the old contents: dispatches run in order, and writes flush first.
+"""
+
+from __future__ import annotations
+
+
+class GPUBuffer:
+    """A tensor's device buffer; its GPU memory goes back to the pool when this object is
+    collected.  ``nbytes`` is the tensor data, ``size`` the allocation (whole words)."""
+
+    __slots__ = ("handle", "nbytes", "size", "owner", "__weakref__")
+
+    def __init__(self, handle, nbytes: int, size: int, owner=None):
+        self.handle = handle
+        self.nbytes = nbytes
+        self.size = size
+        self.owner = owner  # the allocator whose pool takes the handle back
+
+    def __del__(self):
+        # Cheaper per tensor than weakref.finalize (no registry entry, no atexit bookkeeping).
+        # Runs whenever a tensor dies, possibly inside a driver call: only queue the handle
+        # (the next allocation or launch pools or destroys it).
+        # It may run on any thread, even while another one holds the device's lock: it takes
+        # no lock and only appends (atomic); ``collect`` does the accounting under the lock.
+        owner = self.owner
+        if owner is not None:
+            owner.garbage.append((self.handle, self.size))
+
+    def __repr__(self) -> str:
+        return f"<GPUBuffer {self.nbytes} bytes>"
+
+
+def bucket(nbytes: int) -> int:
+    """Allocation size for ``nbytes``: 256-byte steps up to 4 KiB, then eighths of a power of
+    two up to 16 MiB (so freed buffers fit later requests of similar size), then exact words
+    (big buffers must stay within the binding limit)."""
+    if nbytes <= 4096:
+        return max(256, -(-nbytes // 256) * 256)
+    if nbytes > 16 << 20:
+        return (nbytes + 3) & ~3
+    step = 1 << (nbytes.bit_length() - 4)
+    return -(-nbytes // step) * step
+
+
+class Allocator:
+    """Buffers of one driver: allocation in buckets, the free pool, live/peak accounting."""
+
+    POOL_BYTES = 64 << 20
+
+    def __init__(self, driver):
+        self.driver = driver
+        self.max_buffer = driver.limits["max-buffer-size"]
+        self.garbage: list = []  # (handle, size) of collected GPUBuffers, appended lock-free
+        self._pool: dict[int, list] = {}
+        self._pool_bytes = 0
+        self._live = 0
+        self._live_bytes = 0
+        self._peak_bytes = 0
+        # Every driver buffer not yet destroyed.  A handle must never be reachable only from its
+        # GPUBuffer: when a reference cycle is collected, the collector finalizes every object
+        # of the cycle (the handle too) before GPUBuffer.__del__ could hand it to the pool.
+        self._owned: set = set()
+
+    def allocate(self, nbytes: int) -> GPUBuffer:
+        if nbytes > self.max_buffer:
+            raise MemoryError(
+                f"webgpu: a tensor of {nbytes} bytes exceeds the device's maxBufferSize limit of "
+                f"{self.max_buffer} bytes ({self.max_buffer >> 20} MiB); split it or use the "
+                f"cpu device")
+        if self.garbage:
+            self.collect()
+        size = bucket(nbytes) if nbytes > 256 else 256
+        free = self._pool.get(size)
+        if free:
+            handle = free.pop()
+            self._pool_bytes -= size
+        else:
+            handle = self.driver.create_buffer(size)
+            self._owned.add(handle)
+        self._live += 1
+        live = self._live_bytes = self._live_bytes + size
+        if live > self._peak_bytes:
+            self._peak_bytes = live
+        return GPUBuffer(handle, nbytes, size, self)
+
+    def collect(self) -> None:
+        """Pool (or destroy, past ``POOL_BYTES``) the buffers of collected tensors."""
+        while self.garbage:
+            handle, size = self.garbage.pop()
+            self._live -= 1
+            self._live_bytes -= size
+            if self._pool_bytes + size <= self.POOL_BYTES:
+                self._pool.setdefault(size, []).append(handle)
+                self._pool_bytes += size
+            else:
+                self._owned.discard(handle)
+                self.driver.destroy_buffer(handle)
+
+    def empty_pool(self) -> None:
+        """Give every pooled (free) buffer back to the driver."""
+        self.collect()
+        for handles in self._pool.values():
+            for handle in handles:
+                self._owned.discard(handle)
+                self.driver.destroy_buffer(handle)
+        self._pool.clear()
+        self._pool_bytes = 0
+
+    def stats(self) -> dict:
+        self.collect()
+        return {"live_buffers": self._live, "live_bytes": self._live_bytes,
+                "pooled_buffers": sum(map(len, self._pool.values())),
+                "pooled_bytes": self._pool_bytes, "peak_bytes": self._peak_bytes}

@@ -1,0 +1,172 @@
+"""The WebGPU backend on the recording driver: no adapter needed, so these run everywhere.
+
+What they check, for every primitive and dtype: the device's capability report and its real
+dispatch agree (a "native" entry launches kernels and routes nothing, a "cpu" entry routes);
+every launch obeys the binding rules (the driver raises ``BindingError`` otherwise: at most 8
+storage buffers, no buffer bound as an output and again, uniforms of the kernel's size);
+repeated work reuses its plan and pipeline; generated kernels declare what they bind.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import webtensor as wt
+from webtensor import dtypes as _d
+from webtensor import ops
+from webtensor.backends.webgpu.backend import FAMILIES, WebGPUBackend
+from webtensor.backends.webgpu.kernels import STORAGE_OF
+from webtensor.backends.webgpu.recording import BindingError, RecordingDriver
+from webtensor.device import Device
+
+
+@pytest.fixture
+def rec():
+    """A fresh device on a recording driver: (device, backend, driver)."""
+    driver = RecordingDriver()
+    backend = WebGPUBackend(driver)
+    return Device("webgpu-recording", lambda: backend), backend, driver
+
+
+def _tensor(dev, dt, shape=(3, 4)):
+    n = 1
+    for s in shape:
+        n *= s
+    return wt.reshape(wt.asarray([1] * n, device=wt.device.cpu).astype(dt), shape).to_device(dev)
+
+
+def _calls(backend, driver):
+    return len(driver.launches), sum(backend.routed.values())
+
+
+NATIVE_DTYPES = [dt for dt in _d.all_dtypes if dt not in (_d.float64, _d.complex128)]
+
+
+def _applicable(op, dt):
+    return dt.kind in op.kinds and not (op.result == "float" and dt.kind in "biu")
+
+
+@pytest.mark.parametrize("op", ops.UNARY + ops.BINARY, ids=lambda o: o.name)
+def test_capabilities_match_dispatch_for_elementwise_ops(rec, op):
+    dev, backend, driver = rec
+    prim = "unary" if op.arity == 1 else "binary"
+    family = FAMILIES[prim]
+    for dt in _d.all_dtypes:
+        if not _applicable(op, dt):
+            continue
+        args = [_tensor(dev, dt) for _ in range(op.arity)]
+        out_dt = {"bool": _d.bool, "real": dt.real_dtype}.get(op.result, dt)
+        if op.result == "float" and dt.kind in "biu":
+            continue
+        out = wt.empty((3, 4), dtype=out_dt, device=dev)
+        launches, routed = _calls(backend, driver)
+        getattr(backend, prim)(op.name, out, *args)
+        native = family.supports(prim, op.name, dt) and out_dt in STORAGE_OF
+        now_launches, now_routed = _calls(backend, driver)
+        where = f"{op.name}({dt.name})"
+        if native:
+            assert now_routed == routed and now_launches > launches, f"{where} was routed"
+        else:
+            assert now_routed == routed + 1, f"{where} ran natively but claims no kernel"
+
+
+@pytest.mark.parametrize("prim,call", [
+    ("reduce", lambda b, dev, dt: b.reduce(
+        "sum", wt.empty((3,), dtype=dt, device=dev), _tensor(dev, dt), (1,))),
+    ("arg_reduce", lambda b, dev, dt: b.arg_reduce(
+        "argmax", wt.empty((3,), dtype=_d.int64, device=dev), _tensor(dev, dt), 1)),
+    ("scan", lambda b, dev, dt: b.scan(
+        "sum", wt.empty((3, 4), dtype=dt, device=dev), _tensor(dev, dt), 1)),
+    ("sort", lambda b, dev, dt: b.sort(
+        wt.empty((3, 4), dtype=dt, device=dev), _tensor(dev, dt), 1, False)),
+    ("argsort", lambda b, dev, dt: b.argsort(
+        wt.empty((3, 4), dtype=_d.int64, device=dev), _tensor(dev, dt), 1, False)),
+    ("matmul", lambda b, dev, dt: b.matmul(
+        wt.empty((3, 3), dtype=dt, device=dev), _tensor(dev, dt), _tensor(dev, dt, (4, 3)))),
+    ("gather", lambda b, dev, dt: b.gather(
+        wt.empty((3, 2), dtype=dt, device=dev), _tensor(dev, dt), 1,
+        wt.asarray([[0, 1]] * 3, dtype=_d.int64, device=dev))),
+    ("cast", lambda b, dev, dt: b.cast(
+        wt.empty((3, 4), dtype=_d.float32, device=dev), _tensor(dev, dt))),
+    ("where", lambda b, dev, dt: b.where(
+        wt.empty((3, 4), dtype=dt, device=dev), _tensor(dev, _d.bool), _tensor(dev, dt),
+        _tensor(dev, dt))),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_capabilities_match_dispatch_for_other_primitives(rec, prim, call):
+    dev, backend, driver = rec
+    caps = backend.capabilities()[prim]
+    for dt in _d.all_dtypes:
+        if prim in ("arg_reduce", "sort", "argsort") and dt.kind == "c":
+            continue  # complex numbers have no order: every device refuses
+        launches, routed = _calls(backend, driver)
+        call(backend, dev, dt)
+        now_launches, now_routed = _calls(backend, driver)
+        if caps[dt.name] == "native":
+            assert now_routed == routed and now_launches > launches, f"{prim}({dt.name}) routed"
+        elif caps[dt.name] == "cpu":
+            assert now_routed == routed + 1, f"{prim}({dt.name}) ran natively, report says cpu"
+
+
+def test_capabilities_cover_every_primitive_and_dtype(rec):
+    _, backend, _ = rec
+    caps = backend.capabilities()
+    assert set(caps) == set(FAMILIES)
+    for prim, row in caps.items():
+        assert set(row) == {dt.name for dt in _d.all_dtypes}, prim
+        assert all(re.fullmatch(r"native|cpu|n/a|partial \(.+\)", v) for v in row.values()), row
+
+
+def test_repeated_work_reuses_plans_and_pipelines(rec):
+    dev, backend, driver = rec
+    x, y = _tensor(dev, _d.float32), _tensor(dev, _d.float32)
+    x + y
+    pipelines, plans = len(driver.pipelines), len(backend.plans)
+    for _ in range(5):
+        x + y
+    assert len(driver.pipelines) == pipelines and len(backend.plans) == plans
+    wt.sum(x, axis=0)
+    wt.sum(x, axis=0)
+    wt.sort(x, axis=1)
+    wt.sort(x, axis=1)
+    kernels = [launch.wgsl for launch in driver.launches]
+    assert len(driver.pipelines) == len(set(kernels)), "a kernel was compiled twice"
+
+
+def test_in_place_work_never_binds_a_buffer_twice(rec):
+    dev, backend, driver = rec
+    x = _tensor(dev, _d.float32)
+    x += x  # output aliases both inputs: the backend copies them first
+    x[1:] = x[:-1]  # overlapping assignment
+    wt.matmul(x, wt.permute_dims(x, (1, 0)))
+    for launch in driver.launches:
+        assert not set(launch.inputs) & set(launch.outputs)
+
+
+def test_generated_kernels_declare_what_they_bind(rec):
+    dev, backend, driver = rec
+    x = _tensor(dev, _d.float16)
+    wt.where(x > 0, x, -x)
+    wt.cumulative_sum(x, axis=1)
+    wt.argmax(x, axis=0)
+    for launch in driver.launches:
+        storage = re.findall(r"var<storage, (read|read_write)>", launch.wgsl)
+        assert storage.count("read") == len(launch.inputs)
+        assert storage.count("read_write") == len(launch.outputs)
+        assert f"fn {launch.entry}(" in launch.wgsl
+
+
+def test_the_driver_refuses_what_webgpu_refuses():
+    driver = RecordingDriver()
+    wgsl = "@compute @workgroup_size(1) fn main() {}"
+    with pytest.raises(BindingError, match="storage buffers"):
+        driver.create_pipeline(wgsl, "main", 6, 3, 256)
+    with pytest.raises(BindingError, match="entry point"):
+        driver.create_pipeline(wgsl, "start", 1, 1, 256)
+    pipeline = driver.create_pipeline(wgsl, "main", 1, 1, 256)
+    a = driver.create_buffer(16)
+    with pytest.raises(BindingError, match="bound as an output"):
+        driver.dispatch(pipeline, [a, a], bytes(256), 1)
+    with pytest.raises(BindingError, match="uniform bytes"):
+        driver.dispatch(pipeline, [a, driver.create_buffer(16)], bytes(128), 1)

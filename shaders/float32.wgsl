@@ -381,10 +381,33 @@ fn rem_pio2(ax: f32) -> vec3<f32> {
     return vec3<f32>(r.x, r.y, f32(q & 3u));
 }
 
+// Cody-Waite reduction for pi/4 <= ax < 400 (q < 256): pi/2 = CW1 + CW2 + CW3 + CW4, the first
+// three with 16 significant bits (so q * CWi is exact), the last rounded to 24; 72 bits of pi/2
+// keep r's relative error far below float32's at the closest approach of a float32 in this
+// range to a multiple of pi/2.  Much cheaper than Payne-Hanek (no table, no wide products).
+const PIO2_CW1: f32 = 0x1.921ep0f;
+const PIO2_CW2: f32 = 0x1.b544p-16f;
+const PIO2_CW3: f32 = 0x1.0b46p-34f;
+const PIO2_CW4: f32 = 0x1.1a6264p-54f;
+const TWO_OVER_PI_F32: f32 = 0x1.45f306p-1f;
+
+fn rem_pio2_cody_waite(ax: f32) -> vec3<f32> {
+    let q = round(ax * TWO_OVER_PI_F32);
+    let t1 = opq(ax - opq(q * PIO2_CW1));  // exact (Sterbenz: ax is within a factor 2)
+    let s2 = two_sum(t1, -opq(q * PIO2_CW2));
+    let s3 = two_sum(s2.x, -opq(q * PIO2_CW3));
+    let lo = opq(s2.y + s3.y) - q * PIO2_CW4;
+    let r = fast_two_sum(s3.x, lo);
+    return vec3<f32>(r.x, r.y, f32(u32(q) & 3u));
+}
+
 // (r_hi, r_lo, quadrant) for |x| (finite).
 fn trig_reduce(ax: f32) -> vec3<f32> {
     if (ax < 0.78539816) {
         return vec3<f32>(ax, 0.0, 0.0);
+    }
+    if (ax < 400.0) {
+        return rem_pio2_cody_waite(ax);
     }
     return rem_pio2(ax);
 }

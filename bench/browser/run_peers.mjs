@@ -4,11 +4,12 @@
 //
 // Bundles the peers with esbuild, serves the built site at / and the benchmark page at /bench/,
 // and drives /usr/bin/chromium (or $CHROMIUM) with WebGPU enabled.
-import { createServer } from "node:http";
-import { readFile, mkdir, copyFile, writeFile } from "node:fs/promises";
-import { extname, join, resolve, dirname } from "node:path";
+import { mkdir, copyFile, writeFile } from "node:fs/promises";
+import { join, resolve, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+
+import { launchChromium, serveStatic } from "../../tests/harness.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "../..");
@@ -22,7 +23,6 @@ const { values: args } = parseArgs({
 });
 
 const esbuild = await import(pathToFileURL(join(WEB_MODULES, "esbuild", "lib", "main.js")));
-const { chromium } = await import(pathToFileURL(join(WEB_MODULES, "playwright-core", "index.mjs")));
 
 const out = join(ROOT, "build", "bench-browser");
 await mkdir(out, { recursive: true });
@@ -33,30 +33,9 @@ await esbuild.build({
 });
 for (const f of ["peers.html", "peers.mjs"]) await copyFile(join(HERE, f), join(out, f));
 
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript",
-                ".wasm": "application/wasm", ".json": "application/json", ".whl": "application/zip",
-                ".zip": "application/zip", ".tar": "application/x-tar", ".css": "text/css" };
-const server = createServer(async (req, res) => {
-  const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-  const [base, rest] = path.startsWith("/bench/") ? [out, path.slice(7)] : [args.site, path.slice(1)];
-  const file = resolve(base, rest || "index.html");
-  if (!file.startsWith(resolve(base))) { res.writeHead(403).end(); return; }
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-const url = `http://127.0.0.1:${server.address().port}/bench/peers.html`;
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-});
+const server = await serveStatic(args.site, { routes: [["/bench/", out]] });
+const url = `${server.url}/bench/peers.html`;
+const browser = await launchChromium({ webgpu: true });
 let result;
 try {
   const page = await browser.newPage();

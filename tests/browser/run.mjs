@@ -21,16 +21,13 @@
 //                  run natively
 // Exit code 0 when every scenario passes.
 
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import http from "node:http";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { CHROMIUM, launchChromium, repoRoot, serveStatic } from "../harness.mjs";
+
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, "..", "..");
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
 const SCENARIO_TIMEOUT_MS = 8 * 60 * 1000;
 // Asserts the SwiftShader default-device rule of native CPython; in a browser any adapter is the
 // default (tests/browser/test_in_browser.py::test_default_device_in_browser checks that rule).
@@ -93,50 +90,16 @@ const mounted = ["pyproject.toml", ...testFiles, "tests/browser/test_in_browser.
   "tests/browser/known_differences.py"];
 const webgpuTests = testFiles.filter((f) => /test_webgpu.*\.py$/.test(f));
 
-// ---- static server ---------------------------------------------------------------------------
-const MIME = {
-  ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
-  ".whl": "application/zip", ".zip": "application/zip", ".json": "application/json",
-  ".map": "application/json", ".html": "text/html; charset=utf-8", ".css": "text/css",
-  ".py": "text/x-python; charset=utf-8", ".toml": "text/plain; charset=utf-8",
-  ".wgsl": "text/plain; charset=utf-8",
-};
+// ---- static server -------------------------------------------------------------------------
 const ROUTES = [
   ["/browser-tests/", here],
   ["/wheels/", wheelsDir],
   ["/repo/tests/", path.join(repoRoot, "tests")],
   ["/repo/bench/", path.join(repoRoot, "bench")],
   ["/repo/pyproject.toml", path.join(repoRoot, "pyproject.toml")],
-  ["/", site],
 ];
-
-function resolveRequest(urlPath) {
-  const clean = decodeURIComponent(urlPath.split("?")[0]);
-  for (const [prefix, dir] of ROUTES) {
-    if (clean === prefix || (prefix.endsWith("/") && clean.startsWith(prefix))) {
-      const file = path.join(dir, clean.slice(prefix.length));
-      if (!file.startsWith(dir)) return null; // no escaping the folder with ..
-      return existsSync(file) && statSync(file).isDirectory() ? path.join(file, "index.html")
-        : file;
-    }
-  }
-  return null;
-}
-
-const server = http.createServer((req, res) => {
-  const file = resolveRequest(req.url);
-  if (!file || !existsSync(file)) {
-    res.writeHead(404, { "Content-Type": "text/plain" }).end(`not found: ${req.url}`);
-    return;
-  }
-  res.writeHead(200, {
-    "Content-Type": MIME[path.extname(file)] ?? "application/octet-stream",
-    "Cache-Control": "no-store",
-  });
-  createReadStream(file).pipe(res);
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const server = await serveStatic(site, { routes: ROUTES, cache: false });
+const origin = server.url;
 
 // ---- scenarios -------------------------------------------------------------------------------
 const STUB_NO_ADAPTER = () => {
@@ -203,12 +166,7 @@ const SCENARIOS = [
   },
 ];
 
-const { chromium } = await import(
-  path.join(repoRoot, "web", "node_modules", "playwright-core", "index.mjs"));
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [...CHROMIUM_ARGS, "--enable-unsafe-webgpu"],
-});
+const browser = await launchChromium({ webgpu: true });
 
 const results = [];
 for (const s of SCENARIOS) {
@@ -242,7 +200,7 @@ for (const s of SCENARIOS) {
   for (const p of problems) console.log(`  - ${p}`);
 }
 await browser.close();
-server.close();
+await server.close();
 
 console.log("\nbrowser tests:");
 for (const [status, secs, name] of results) console.log(`  ${status.padEnd(4)} ${secs.padStart(6)}s  ${name}`);

@@ -1,89 +1,9 @@
-// Shared by the playground tests (run.mjs) and benchmark (bench/bench_playground.mjs): a static
-// file server for the built site on loopback, and headless Chromium through playwright-core.
-import { createReadStream, existsSync, statSync } from "node:fs";
-import http from "node:http";
+// The playground's page helpers, for its tests (run.mjs) and benchmark (bench/bench_playground.mjs);
+// the static server and Chromium launch are the shared ones in tests/harness.mjs.
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const repoRoot = path.resolve(here, "..", "..");
-const { chromium } = await import(
-  pathToFileURL(path.join(repoRoot, "web", "node_modules", "playwright-core", "index.mjs")).href
-);
-
-export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const BASE_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
-
-const MIME = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".map": "application/json",
-  ".wasm": "application/wasm",
-  ".py": "text/plain; charset=utf-8",
-  ".txt": "text/plain; charset=utf-8",
-  ".zip": "application/zip",
-  ".whl": "application/zip",
-  ".tar": "application/x-tar",
-  ".png": "image/png",
-  ".svg": "image/svg+xml",
-};
-
-/** Serves `root` on 127.0.0.1 (a free port); resolves to {url, close()}. */
-export function serveStatic(root) {
-  const base = path.resolve(root);
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, "http://localhost");
-    let file = path.join(base, decodeURIComponent(url.pathname));
-    if (!file.startsWith(base)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (existsSync(file) && statSync(file).isDirectory()) file = path.join(file, "index.html");
-    if (!existsSync(file)) {
-      res.writeHead(404, { "content-type": "text/plain" }).end(`not found: ${url.pathname}`);
-      return;
-    }
-    res.writeHead(200, {
-      "content-type": MIME[path.extname(file)] ?? "application/octet-stream",
-      "content-length": statSync(file).size,
-      // Cacheable, so later pages of one browser context reuse the compiled Wasm; each server
-      // has a fresh port (a fresh origin), so a rebuilt site is never served stale.
-      "cache-control": "max-age=3600",
-    });
-    createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve, reject) => {
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        close: () => new Promise((r) => server.close(r)),
-      });
-    });
-  });
-}
-
-/** Headless Chromium; `webgpu: false` leaves out --enable-unsafe-webgpu (no adapter). */
-export async function launchChromium({ webgpu = true } = {}) {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}; install the Debian package "chromium" ` +
-      "or point CHROMIUM at a Chromium binary");
-  }
-  const args = webgpu ? [...BASE_ARGS, "--enable-unsafe-webgpu"] : BASE_ARGS;
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args });
-}
+export { CHROMIUM, launchChromium, repoRoot, serveStatic } from "../harness.mjs";
 
 /** Checks that `site` looks like build_wasm.py's output, with a clear message when not. */
 export function checkSite(site) {

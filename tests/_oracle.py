@@ -519,6 +519,24 @@ def ulp_distance(a, b, dt):
     return abs(_ordered(float_bits(a, dt), nbits) - _ordered(float_bits(b, dt), nbits))
 
 
+def ulps32(a, b):
+    """ULP distance between float32 arrays (NumPy); NaN matches NaN, inf only itself."""
+    np = _numpy()
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    b = np.ascontiguousarray(b, dtype=np.float32)
+    dist = np.abs(_ordered(a.view(np.uint32).astype(np.uint64), 32)
+                  - _ordered(b.view(np.uint32).astype(np.uint64), 32))
+    return np.where(np.isnan(a) & np.isnan(b), 0, dist)
+
+
+def ulps_apart32(a: float, b: float) -> int:
+    """Distance in float32 steps between two Python floats (pure Python: runs anywhere)."""
+    def ordered(x):
+        k = struct.unpack("<I", struct.pack("<f", x))[0]
+        return -(k & 0x7FFFFFFF) if k >> 31 else k
+    return abs(ordered(a) - ordered(b))
+
+
 def _nan_mask(storage, dt):
     return compute_values(storage, dt) != compute_values(storage, dt)
 

@@ -22,6 +22,7 @@ import math
 import pytest
 
 from _gpu import webgpu_or_skip  # noqa: E402
+from _oracle import ulps32  # noqa: E402
 
 GPU, CPU, B = webgpu_or_skip()
 
@@ -217,14 +218,6 @@ def test_scatter_add_many_updates_per_target_in_order(dt):
         assert g1.tobytes() == g2.tobytes()
 
 
-def _ulps(a, b):
-    """Distance in float32 steps between arrays of finite float32 values."""
-    def ordered(x):
-        bits = x.view(np.int32).astype(np.int64)
-        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
-    return np.abs(ordered(a) - ordered(b))
-
-
 def test_scatter_add_float32_within_one_ulp_where_float64_is_inexact():
     # Positive values over 2**-40 .. 2**40: float64's running sum rounds (it keeps 53 bits),
     # the GPU's triple-float keeps about 72.  Both are far within half a float32 step of the
@@ -240,7 +233,7 @@ def test_scatter_add_float32_within_one_ulp_where_float64_is_inexact():
     before = _routed()
     c, g = np.asarray(run(CPU)), np.asarray(run(GPU))
     assert _routed() == before
-    assert _ulps(c, g).max() <= 1
+    assert ulps32(c, g).max() <= 1
     # the data does exercise inexact float64 sums: some running sums differ from the
     # correctly rounded one (math.fsum)
     u32 = upd.astype(np.float32).astype(np.float64)

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 import webtensor as wt
 from _gpu import webgpu_or_skip  # noqa: E402
+from _oracle import ulps_apart32
 from webtensor import device as _device
 
 GPU, CPU, B = webgpu_or_skip()
@@ -92,21 +93,13 @@ def same_value(a, b) -> bool:
     return a == b
 
 
-def ulps_apart(a: float, b: float) -> int:
-    """Distance in float32 steps (both finite or both the same infinity)."""
-    def ordered(x):
-        k = bits32(x)
-        return -(k & 0x7FFFFFFF) if k >> 31 else k
-    return abs(ordered(a) - ordered(b))
-
-
 def mismatches(got: list, want: list, inputs: tuple, ulp: int = 0, skip=None) -> list:
     bad = []
     for i, (g, w) in enumerate(zip(got, want)):
         if same_value(g, w) or (skip is not None and skip(w)):
             continue
         if ulp and isinstance(g, float) and not math.isnan(g) and not math.isnan(w) and (
-                math.isfinite(g) and math.isfinite(w)) and ulps_apart(g, w) <= ulp:
+                math.isfinite(g) and math.isfinite(w)) and ulps_apart32(g, w) <= ulp:
             continue
         bad.append(f"{tuple(x[i] for x in inputs)}: gpu {g!r} cpu {w!r}")
     return bad
@@ -264,7 +257,7 @@ def test_special_cases_decided_on_bits():
                 want == pytest.approx(expect, rel=1e-6)), (op, x, y, want)
         if is_subnormal(want):
             continue
-        assert same_value(got, want) or ulps_apart(got, want) <= ULP_BOUND, (op, x, y, got, want)
+        assert same_value(got, want) or ulps_apart32(got, want) <= ULP_BOUND, (op, x, y, got, want)
 
 
 def _flush_model(op: str, args: list[list[float]]) -> list[float]:

@@ -11,6 +11,7 @@ import pytest
 
 import webtensor as wt
 from _gpu import webgpu_or_skip
+from _oracle import ulps_apart32
 
 GPU, CPU, B = webgpu_or_skip()
 ULP_BOUND = 4  # the transcendental bound of tests/test_webgpu.py
@@ -40,19 +41,12 @@ def _hard_arguments():
     return sorted(args)
 
 
-def _ulps(a: float, b: float) -> int:
-    def ordered(v):
-        i = _bits(v)
-        return -(i & 0x7FFFFFFF) if i < 0 else i
-    return abs(ordered(a) - ordered(b))
-
-
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_hardest_arguments_within_the_bound(name):
     xs = _hard_arguments()
     got = getattr(wt, name)(wt.asarray(xs, dtype=wt.float32, device=GPU)).tolist()
     exact = getattr(math, name)
     bad = [(x, g, _f32(exact(x))) for x, g in zip(xs, got)
-           if _ulps(g, _f32(exact(x))) > ULP_BOUND]
+           if ulps_apart32(g, _f32(exact(x))) > ULP_BOUND]
     assert not bad, f"{name}: {len(bad)} of {len(xs)} beyond {ULP_BOUND} ULP, e.g. " + \
         ", ".join(f"{name}({x!r}) = {g!r}, exact {w!r}" for x, g, w in bad[:4])

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import webtensor as wt
 from _gpu import webgpu_or_skip  # noqa: E402
+from _oracle import ulps32
 
 GPU, CPU, B = webgpu_or_skip()
 
@@ -426,14 +427,6 @@ def test_reduce_scan_property(dt, shape, seed, op):
 
 # -- complex64 sums ----------------------------------------------------------------------------------
 
-def _ulps32(c: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """ULP distance of float32 arrays; NaN matches NaN, inf only itself."""
-    def ordered(v):
-        bits = np.ascontiguousarray(v, dtype=np.float32).view(np.int32).astype(np.int64)
-        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
-    return np.where(np.isnan(c) & np.isnan(g), 0, np.abs(ordered(c) - ordered(g)))
-
-
 @pytest.mark.parametrize("view", [None, *VIEWS], ids=str)
 def test_complex64_sums_componentwise(view):
     """Real and imaginary parts sum as float32 sums do (within 1 ULP of the CPU's complex128
@@ -458,7 +451,7 @@ def test_complex64_sums_componentwise(view):
         assert got.dtype is want.dtype is wt.complex64 and got.shape == want.shape, name
         wv = np.asarray(want).reshape(-1).view(np.float32)
         gv = np.asarray(got.to_device(CPU)).reshape(-1).view(np.float32)
-        assert _ulps32(wv, gv).max(initial=0) <= 1, (name, wv, gv)
+        assert ulps32(wv, gv).max(initial=0) <= 1, (name, wv, gv)
     assert [B.routed[k] for k in key] == before, "complex64 sums were routed"
 
 

@@ -6,9 +6,21 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import assert_same_values, np_storage_dtype, tensor_from_storage, tensor_storage
+from _oracle import (
+    assert_same_values,
+    layouts,
+    np_storage_dtype,
+    shapes,
+    tensor_from_storage,
+    tensor_storage,
+)
+
+# The dtypes the view tests draw from: one per storage width and kind.
+VIEW_DTYPES = [wt.bool, wt.int8, wt.uint16, wt.int64, wt.float16, wt.bfloat16, wt.float32,
+               wt.complex64]
 
 
 def _np():
@@ -50,3 +62,14 @@ def check(got, expected, dt=None):
 
 def t(values, backend, **kw):
     return wt.asarray(values, device=backend, **kw)
+
+
+@st.composite
+def view_tensors(draw, device, min_dims=0, max_dims=3, min_side=0, max_side=4, dtype=None):
+    """(tensor, storage ndarray, layout): random values over a possibly strided view."""
+    shape = draw(shapes(min_dims, max_dims, min_side, max_side))
+    dt = draw(st.sampled_from(VIEW_DTYPES)) if dtype is None else dtype
+    storage = random_storage(shape, dt, draw(st.integers(0, 2 ** 32 - 1)))
+    # (0-d tensors are always contiguous: _oracle's layouts need at least one axis.)
+    layout = draw(st.none() | layouts(len(shape))) if shape else None
+    return make(storage, dt, device, layout), storage, layout

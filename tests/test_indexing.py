@@ -18,13 +18,10 @@ from hypothesis import strategies as st
 import webtensor as wt
 from _oracle import (
     BACKENDS,
-    layouts,
-    shapes,
 )
-from _views import _np, check, make, random_storage, t
+from _views import VIEW_DTYPES, _np, check, make, random_storage, t, view_tensors
 
-DTYPES = [wt.bool, wt.int8, wt.uint16, wt.int64, wt.float16, wt.bfloat16, wt.float32,
-          wt.complex64]
+DTYPES = VIEW_DTYPES
 SETTINGS = settings(max_examples=80, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 dtypes = st.sampled_from(DTYPES)
@@ -34,13 +31,10 @@ pytestmark = pytest.mark.parametrize("backend", BACKENDS)
 
 # -- helpers (shared ones live in _views.py) ---------------------------------------------------------
 
-@st.composite
-def tensors(draw, device, min_dims=0, max_dims=3, min_side=0, max_side=4, dtype=None):
-    shape = draw(shapes(min_dims, max_dims, min_side, max_side))
-    dt = draw(dtypes) if dtype is None else dtype
-    storage = random_storage(shape, dt, draw(st.integers(0, 2 ** 32 - 1)))
-    layout = draw(st.none() | layouts(len(shape))) if shape else None
-    return make(storage, dt, device, layout), storage
+def tensors(device, min_dims=0, max_dims=3, min_side=0, max_side=4, dtype=None):
+    """(tensor, storage) over a possibly strided view."""
+    return view_tensors(device, min_dims, max_dims, min_side, max_side, dtype).map(
+        lambda r: r[:2])
 
 
 # -- index strategies ------------------------------------------------------------------------------

@@ -23,10 +23,9 @@ from _oracle import (
     shapes,
     to_storage,
 )
-from _views import _np, check, make, random_storage, t
+from _views import VIEW_DTYPES, _np, check, make, random_storage, t, view_tensors
 
-DTYPES = [wt.bool, wt.int8, wt.uint16, wt.int64, wt.float16, wt.bfloat16, wt.float32,
-          wt.complex64]
+DTYPES = VIEW_DTYPES
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 dtypes = st.sampled_from(DTYPES)
@@ -36,15 +35,9 @@ pytestmark = pytest.mark.parametrize("backend", BACKENDS)
 
 # -- helpers ----------------------------------------------------------------------------------------
 
-@st.composite
-def tensors(draw, device, min_dims=0, max_dims=3, min_side=0, max_side=3, dtype=None):
+def tensors(device, min_dims=0, max_dims=3, min_side=0, max_side=3, dtype=None):
     """(tensor, storage ndarray, layout) over a possibly strided view."""
-    shape = draw(shapes(min_dims, max_dims, min_side, max_side))
-    dt = draw(dtypes) if dtype is None else dtype
-    storage = random_storage(shape, dt, draw(st.integers(0, 2 ** 32 - 1)))
-    # (0-d tensors are always contiguous: _oracle's layouts need at least one axis.)
-    layout = draw(st.none() | layouts(len(shape))) if shape else None
-    return make(storage, dt, device, layout), storage, layout
+    return view_tensors(device, min_dims, max_dims, min_side, max_side, dtype)
 
 
 def numpy_view(storage, layout):

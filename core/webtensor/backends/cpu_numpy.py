@@ -503,6 +503,12 @@ def _narrow_matmul(a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
     lo = np.nextafter(s - delta, -np.inf)
     hi = np.nextafter(s + delta, np.inf)
     unsure = (_round_to(lo, dt) != _round_to(hi, dt)) | ~np.isfinite(s) | ~np.isfinite(t)
+    zero = t == 0  # every product is a signed zero (a ReLU's dead units): the sum is -0.0
+    if zero.any():  # when every product is -0.0, else +0.0; count the negative products
+        neg_a, neg_b = np.signbit(a).astype(np.float64), np.signbit(b).astype(np.float64)
+        negatives = np.matmul(neg_a, 1.0 - neg_b) + np.matmul(1.0 - neg_a, neg_b)
+        s[zero] = np.where(negatives[zero] == a.shape[-1], -0.0, 0.0)
+        unsure &= ~zero
     if unsure.any():
         where = np.nonzero(unsure)
         batch_idx, i, j = where[:-2], where[-2], where[-1]

@@ -1,7 +1,9 @@
-"""Per-op overhead of webtensor's CPU device against calling NumPy directly, same run.
+"""Per-op overhead of webtensor's CPU device against calling NumPy directly, same run, in the
+exact precision mode (the default) and the fast one (``wt.set_precision("fast")``), small and
+large arrays.
 
-Target (issue 3): within 10 µs per op on 1,000-element float32 tensors with the NumPy backend.
-Also reports the pure-Python backend's throughput (elements per second).
+Target: within 10 µs per op on 1,000-element float32 tensors with the NumPy backend; large
+arrays within 10% of NumPy in fast mode.  Also reports the pure-Python backend's throughput.
 Run: PYTHONPATH=core python bench/bench_cpu.py
 """
 
@@ -38,13 +40,36 @@ def overhead_table() -> None:
         ("m @ m (30x30)", lambda: m @ m, lambda: m_np @ m_np),
         ("astype(f16)", lambda: wt.astype(a, wt.float16), lambda: a_np.astype(np.float16)),
     ]
+    print_table("NumPy backend, 1,000 float32 elements (µs per call)",
+                ["op", "exact", "fast", "numpy", "fast overhead", "fast ratio"],
+                _rows(cases, 1e6))
+
+
+def _rows(cases, scale) -> list[list]:
     rows = []
     for label, ours, theirs in cases:
-        t_ours, t_np = per_call(ours), per_call(theirs)
-        rows.append([label, f"{t_ours * 1e6:.1f}", f"{t_np * 1e6:.1f}",
-                     f"{(t_ours - t_np) * 1e6:.1f}", f"{t_ours / t_np:.1f}x"])
-    print_table("NumPy backend, 1,000 float32 elements (µs per call)",
-                ["op", "webtensor", "numpy", "overhead", "ratio"], rows)
+        t_exact = per_call(ours)
+        with wt.set_precision("fast"):
+            t_fast = per_call(ours)
+        t_np = per_call(theirs)
+        rows.append([label, f"{t_exact * scale:.1f}", f"{t_fast * scale:.1f}",
+                     f"{t_np * scale:.1f}", f"{(t_fast - t_np) * scale:.1f}",
+                     f"{t_fast / t_np:.2f}x"])
+    return rows
+
+
+def large_table() -> None:
+    a_np = np.linspace(0.5, 2.0, 1 << 22, dtype=np.float32)
+    m_np = np.linspace(-1.0, 1.0, 512 * 512, dtype=np.float32).reshape(512, 512)
+    a, m = wt.asarray(a_np), wt.asarray(m_np)
+    cases = [
+        ("x * 2.0 + 1.0 (4M)", lambda: a * 2.0 + 1.0, lambda: a_np * np.float32(2) + np.float32(1)),
+        ("sum(x) (4M)", lambda: wt.sum(a), lambda: np.sum(a_np)),
+        ("m @ m (512)", lambda: m @ m, lambda: m_np @ m_np),
+    ]
+    print_table("NumPy backend, large float32 (ms per call)",
+                ["op", "exact", "fast", "numpy", "fast overhead", "fast ratio"],
+                _rows(cases, 1e3))
 
 
 def python_throughput() -> None:
@@ -63,4 +88,5 @@ def python_throughput() -> None:
 
 if __name__ == "__main__":
     overhead_table()
+    large_table()
     python_throughput()

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1] / "core" / "webtensor"
 
 # bottom to top; a module belongs to the first layer with a matching prefix
 LAYERS = [
-    ("foundation", ("_settings", "_warnings", "_tracing", "dtypes", "promotion", "shape", "ops")),
+    ("foundation", ("_settings", "_warnings", "_tracing", "dtypes", "promotion", "shape", "ops",
+                    "precision")),
     ("devices", ("tensor", "device", "backends", "_format", "_numpy_interop")),
     ("api", ("api", "_validate", "linalg", "fft", "random", "_info", "_explorer",
              "dtype_support", "_dlpack")),

@@ -36,6 +36,13 @@ def dev_fixture(request):
     return request.param
 
 
+@pytest.fixture(autouse=True, params=["exact", "fast"])
+def precision(request):
+    """The contract holds in both precision modes (wt.set_precision)."""
+    with wt.set_precision(request.param):
+        yield request.param
+
+
 def _values(rng, n, rnd, scale_exp):
     """Values spread over many binades, with exact cancellations planted (x, -x pairs)."""
     out = []

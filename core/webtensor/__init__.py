@@ -67,6 +67,7 @@ from .dtypes import (
     uint32,
     uint64,
 )
+from .precision import get_precision, set_precision
 from .promotion import (
     TypePromotionError,
     get_promotion_mode,

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import dtypes as _d
 from .. import ops as _ops
+from .. import precision as _precision
 from . import _pycodec, _pyops
 from .base import Backend, check_scatter
 
@@ -772,6 +773,11 @@ class NumpyBackend(Backend):
                 r = _keys_to_floats(fn(_float_keys(v, op), axis=axes), v.dtype)
             self.store(out, _canonical_nan(r))
             return
+        if _precision.fast():  # NumPy's pairwise sum / product in the dtype (narrow: float32)
+            ufunc = np.add if op == "sum" else np.multiply
+            acc = np.float32 if dt in (_d.float16, _d.bfloat16) else None
+            self.store(out, _quietly(lambda: ufunc.reduce(v, axis=axes, dtype=acc)))
+            return
         rows = _rows_last(v, axes)
         if op == "prod" and k == "c":
             self.store(out, _seq_complex_prod(rows))
@@ -839,6 +845,10 @@ class NumpyBackend(Backend):
         with np.errstate(all="ignore"):
             if kind in "biu":
                 r = np.matmul(x, y)
+            elif _precision.fast():  # BLAS in the dtype (float16/bfloat16 through float32)
+                narrow = a.dtype in (_d.float16, _d.bfloat16)
+                r = np.matmul(x.astype(np.float32), y.astype(np.float32)) if narrow else \
+                    np.matmul(x, y)
             elif a.dtype is _d.float64:
                 r = _seq_matmul(x, y)
             elif kind == "f":

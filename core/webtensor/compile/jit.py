@@ -14,6 +14,7 @@ import inspect
 
 from .. import _tracing
 from .. import dtypes as _d
+from .. import precision as _precision
 from .. import promotion as _p
 from ..device import Device, default_device
 from ..tensor import Tensor, from_values
@@ -40,7 +41,8 @@ def _scalar_dtype(value) -> tuple[_d.DType, bool]:
 
 
 def _settings_key() -> tuple:
-    return (_p._MODE.get(), _d.default_int_dtype(), _d.default_float_dtype(),
+    return (_p._MODE.get(), _precision.get_precision(), _d.default_int_dtype(),
+            _d.default_float_dtype(),
             _d.default_complex_dtype(), _d._default_any.get(), default_device())
 
 

@@ -1,0 +1,80 @@
+"""wt.set_precision: "exact" (the default; identical bits on both CPU backends) and "fast"
+(the NumPy backend sums and multiplies matrices as NumPy does).  The accuracy contract of
+docs/numerics.md holds in both modes (tests/test_matmul_contract.py runs in both)."""
+
+from __future__ import annotations
+
+import pytest
+
+import webtensor as wt
+from _oracle import BACKENDS, DEVICES
+
+FLOATS = [wt.float16, wt.bfloat16, wt.float32, wt.float64]
+
+
+@pytest.fixture(scope="module", params=BACKENDS, name="dev")
+def dev_fixture(request):
+    return request.param
+
+
+def _data(dev, dt, shape, seed):
+    return wt.random.uniform(wt.random.key(seed), shape, minval=-1, maxval=1).astype(dt) \
+        .to_device(dev)
+
+
+def test_default_is_exact_and_the_setting_scopes():
+    assert wt.get_precision() == "exact"
+    with wt.set_precision("fast"):
+        assert wt.get_precision() == "fast"
+    assert wt.get_precision() == "exact"
+
+
+@pytest.mark.parametrize("bad,error", [("quick", ValueError), (1, TypeError), (None, TypeError)])
+def test_bad_modes_are_refused(bad, error):
+    with pytest.raises(error, match=r"wt.set_precision: mode must be 'exact' or 'fast'"):
+        wt.set_precision(bad)
+    assert wt.get_precision() == "exact"
+
+
+@pytest.mark.skipif("numpy" not in DEVICES, reason="needs the NumPy backend")
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
+def test_fast_mode_is_numpys_own_arithmetic(dt):
+    np = pytest.importorskip("numpy")
+    dev = DEVICES["numpy"]
+    x, a, b = _data(dev, dt, (3, 1000), 1), _data(dev, dt, (40, 70), 2), _data(dev, dt, (70, 30), 3)
+    narrow = dt in (wt.float16, wt.bfloat16)
+    xs, as_, bs = (t.astype(wt.float32).numpy() if narrow else t.numpy() for t in (x, a, b))
+    with wt.set_precision("fast"):
+        got_sum = wt.sum(x, axis=1).astype(wt.float32 if narrow else dt).numpy()
+        got_mm = (a @ b).astype(wt.float32 if narrow else dt).numpy()
+    want_sum = np.add.reduce(xs, axis=1)
+    want_mm = xs.dtype.type(0) + np.matmul(as_, bs)
+    if narrow:  # computed in float32, rounded once to the narrow dtype
+        want_sum = wt.asarray(want_sum).astype(dt).astype(wt.float32).numpy()
+        want_mm = wt.asarray(want_mm).astype(dt).astype(wt.float32).numpy()
+    assert np.array_equal(got_sum, want_sum)
+    assert np.array_equal(got_mm, want_mm)
+
+
+@pytest.mark.parametrize("other", [p for p in BACKENDS if p.id != "numpy"])
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
+def test_other_backends_compute_as_in_exact_mode(other, dt):
+    dev = other  # (the NumPy backend has the fast path, tested above)
+    x, a, b = _data(dev, dt, (3, 300), 4), _data(dev, dt, (20, 30), 5), _data(dev, dt, (30, 10), 6)
+    exact = (wt.sum(x, axis=1).tobytes(), (a @ b).tobytes())
+    with wt.set_precision("fast"):
+        fast = (wt.sum(x, axis=1).tobytes(), (a @ b).tobytes())
+    assert fast == exact
+
+
+def test_jit_retraces_when_the_precision_changes(dev):
+    f = wt.jit(lambda x: wt.sum(x * 2.0))
+    x = _data(dev, wt.float32, (100,), 7)
+    f(x)
+    f(x)
+    assert f.trace_count == 1
+    with wt.set_precision("fast"):
+        f(x)
+    assert f.trace_count == 2
+    f(x)
+    assert f.trace_count == 2

@@ -125,8 +125,9 @@ FUNCTION_KINDS: dict[str, str] = {
     **dict.fromkeys(("argmax", "argmin", "max", "min", "searchsorted"), "b" + _REAL),
     **dict.fromkeys(("median", "quantile", "percentile", "histogram"), _REAL),
     **dict.fromkeys(("fft.rfft", "fft.rfftn", "fft.ihfft"), "b" + _REAL),
-    "arange": _REAL, "linspace": _NUM,
+    "arange": _REAL, "linspace": _NUM, "fft.fftfreq": "f", "fft.rfftfreq": "f",
     "random.bits": "u", "random.randint": "iu", "random.integers": "iu",
+    "random.bernoulli": _REAL,
     **dict.fromkeys(("random.uniform", "random.normal", "random.rand", "random.randn",
                      "random.random", "random.random_sample"), "f"),
 }

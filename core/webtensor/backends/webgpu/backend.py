@@ -656,9 +656,13 @@ class WebGPUBackend(Backend):
                 table.setdefault(prim, {})[dt.name] = status
         return table
 
+    def dtype_support(self) -> dict[str, str]:
+        """Every dtype: natively in WGSL, or float64/complex128 routed to the CPU."""
+        return {dt.name: "native" if dt in NATIVE else "cpu" for dt in _d.all_dtypes}
+
     def device_info(self) -> dict:
         caps = self.capabilities()
-        dtypes = {dt.name: "native" if dt in NATIVE else "cpu" for dt in _d.all_dtypes}
+        dtypes = self.dtype_support()
         return {
             "device": "webgpu",
             "driver": self.driver.name,

@@ -92,7 +92,7 @@ def test_valid_dtypes_errors():
         wt.valid_dtype  # noqa: B018
 
 
-# -- native dtypes ------------------------------------------------------------------------------------
+# -- native dtypes ---------------------------------------------------------------------------------
 
 def test_native_dtypes(dev):
     for dt in wt.all_dtypes:
@@ -119,7 +119,7 @@ def test_native_dtype_errors():
         wt.as_native_dtype("float99")
 
 
-# -- what every public function supports, checked against what it does ------------------------------
+# -- what every public function supports, checked against what it does -----------------------------
 
 _INDEX_PARAMS = {"indices", "sorter"}  # integer-only arguments that are not the data
 
@@ -461,7 +461,7 @@ def test_casting_mode_switches_and_errors():
         wt.upcast_data_types("yes")
 
 
-# -- promotion helpers and precise mode ---------------------------------------------------------------
+# -- promotion helpers and precise mode ------------------------------------------------------------
 
 @pytest.mark.parametrize("mode", ["standard", "numpy", "all"])
 def test_promote_types_of_inputs(dev, mode):
@@ -493,7 +493,7 @@ def test_precise_mode_is_the_numpy_promotion_mode():
         wt.precise_mode("yes")
 
 
-# -- the default dtypes govern creation functions -------------------------------------------------------
+# -- the default dtypes govern creation functions --------------------------------------------------
 
 def test_set_default_dtype_governs_creation(dev):
     with wt.set_default_dtype("int32"):

@@ -26,7 +26,8 @@ class Tensor:
               weak=False, names=None, readonly=False) -> Tensor:
         t = object.__new__(cls)
         t._data = data
-        # _readonly: a view of a broadcast (its elements alias each other): writes are refused
+        # _readonly: a view of a broadcast (its elements alias each other), or "dlpack": memory a
+        # DLPack producer shared read-only; writes are refused
         t._readonly = readonly
         t.shape = shape
         # _dense: the view is exactly its whole buffer in C order (a fast path for backends).
@@ -141,12 +142,21 @@ class Tensor:
                              f"{api_version!r}; webtensor implements '2024.12'")
         return webtensor
 
-    def __dlpack__(self, *args, **kwargs):
-        raise BufferError("Tensor.__dlpack__: DLPack export is not supported; use x.numpy() "
-                          "or wt.asarray(np_array) to exchange data with NumPy")
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export (``np.from_dlpack(x)``, ``torch.from_dlpack(x)``...): the memory of a
+        tensor on the NumPy cpu backend is shared; other tensors are exported as a copy where
+        the consumer allows one (a webgpu tensor only with ``copy=True`` or
+        ``dl_device=(1, 0)``: move it with ``x.to_device("cpu")`` first)."""
+        from ._dlpack import export
 
-    def __dlpack_device__(self):
-        return (1, 0)
+        return export(self, stream=stream, max_version=max_version, dl_device=dl_device,
+                      copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(kDLCPU, 0) for cpu tensors, (kDLWebGPU, 0) for webgpu ones."""
+        from ._dlpack import device_of
+
+        return device_of(self)
 
     def to_device(self, device, /, *, stream=None) -> Tensor:
         from .api import creation

@@ -547,11 +547,14 @@ def triu(x, /, *, k: int = 0) -> Tensor:
 
 
 def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
-    """A tensor from an object supporting DLPack (``__dlpack__``), read through NumPy.
+    """A tensor from any object implementing DLPack (``__dlpack__``: NumPy, PyTorch, JAX...).
 
-    webtensor keeps its own buffers, so the data is always copied: ``copy=False`` raises
-    BufferError (as the Array API requires when a copy is needed), except for webtensor tensors.
-    Without NumPy, DLPack capsules cannot be read: BufferError naming ``wt.asarray``.
+    CPU memory is shared, not copied, when the tensor lands on the NumPy cpu backend (writes
+    show on both sides; read-only producer memory gives a read-only tensor).  It is copied where
+    sharing is impossible: the pure-Python backend, ``device="webgpu"``, or ``copy=True``; then
+    ``copy=False`` raises BufferError, as the Array API says.  Data on another device (a GPU
+    array) is requested as a CPU copy from its producer.  A webtensor tensor is returned as
+    ``wt.asarray(x, device=device, copy=copy)`` would.
     """
     fn = "from_dlpack"
     if isinstance(x, Tensor):
@@ -559,20 +562,9 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"wt.{fn}: {type(x).__name__} does not support DLPack (no __dlpack__); "
                         f"use wt.asarray for sequences, buffers and NumPy arrays")
-    if copy is False:
-        raise BufferError(f"wt.{fn}: copy=False is impossible; webtensor copies DLPack data "
-                          f"into its own buffers")
-    try:
-        import numpy as np
-    except ImportError:
-        raise BufferError(f"wt.{fn}: reading DLPack needs NumPy, which is not installed; "
-                          f"convert with wt.asarray(x.tolist()) or wt.frombuffer") from None
-    try:
-        arr = np.from_dlpack(x)
-    except (TypeError, RuntimeError, BufferError, ValueError) as e:
-        raise BufferError(f"wt.{fn}: the DLPack export of {type(x).__name__} failed ({e})") \
-            from None
-    return asarray(arr, device=device)
+    from .._dlpack import import_
+
+    return import_(x, device, copy, fn)
 
 
 def diag(v, /, k: int = 0) -> Tensor:

@@ -713,6 +713,37 @@ def test_exact_cases(backend, case):
     _assert_list(got, expected)
 
 
+# The Array API's floor_divide special cases, one row per rule of the standard (2024.12), in its
+# order: (x1, x2, result).  NumPy gives NaN for inf // finite and -1.0 for 1 // -inf.
+FLOOR_DIVIDE_SPECIAL = [
+    (NAN, 2.0, NAN), (2.0, NAN, NAN), (NAN, NAN, NAN),
+    (INF, INF, NAN), (INF, -INF, NAN), (-INF, INF, NAN), (-INF, -INF, NAN),
+    (0.0, 0.0, NAN), (-0.0, 0.0, NAN), (0.0, -0.0, NAN), (-0.0, -0.0, NAN),
+    (0.0, 2.0, 0.0), (0.0, INF, 0.0), (-0.0, 2.0, -0.0), (-0.0, INF, -0.0),
+    (0.0, -2.0, -0.0), (0.0, -INF, -0.0), (-0.0, -2.0, 0.0), (-0.0, -INF, 0.0),
+    (2.0, 0.0, INF), (INF, 0.0, INF), (2.0, -0.0, -INF), (INF, -0.0, -INF),
+    (-2.0, 0.0, -INF), (-INF, 0.0, -INF), (-2.0, -0.0, INF), (-INF, -0.0, INF),
+    (INF, 2.0, INF), (INF, -2.0, -INF), (-INF, 2.0, -INF), (-INF, -2.0, INF),
+    (2.0, INF, 0.0), (2.0, -INF, -0.0), (-2.0, INF, -0.0), (-2.0, -INF, 0.0),
+    (7.0, 2.0, 3.0), (-7.0, -2.0, 3.0), (7.0, -2.0, -4.0), (-7.0, 2.0, -4.0),
+    (0.5, 2.0, 0.0), (-0.5, 2.0, -1.0), (0.5, -2.0, -1.0),
+]
+
+
+@pytest.mark.parametrize("dt", wt.all_float_dtypes, ids=str)
+def test_floor_divide_special_cases_follow_the_array_api(backend, dt):
+    a = _t([r[0] for r in FLOOR_DIVIDE_SPECIAL], dt, backend)
+    b = _t([r[1] for r in FLOOR_DIVIDE_SPECIAL], dt, backend)
+    expected = [r[2] for r in FLOOR_DIVIDE_SPECIAL]
+    for got in (wt.floor_divide(a, b), a // b):
+        assert got.dtype is dt
+        for (x1, x2, want), value in zip(FLOOR_DIVIDE_SPECIAL, got.tolist()):
+            assert same_float(value, want), f"{x1} // {x2} gave {value}, expected {want}"
+    # a Python scalar divisor takes the same path
+    assert same_float((a[27:28] // -2.0).item(), -INF)
+    assert same_float((_t([-3.0], dt, backend) // INF).item(), -0.0)
+
+
 @pytest.mark.parametrize("dt", wt.all_int_dtypes, ids=str)
 def test_integer_division_and_modulo_by_zero_give_zero(backend, dt):
     info = wt.iinfo(dt)

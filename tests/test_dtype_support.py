@@ -375,6 +375,24 @@ def test_casting_modes_with_expm1_float16(dev, mode, expected):
         expm1(x)
 
 
+def test_ivy_switches_are_process_wide(dev):
+    """The seed's sequence: expm1(float16) raises, ivy.upcast_data_types(), then it runs."""
+    expm1 = _expm1_without_float16()
+    x = wt.asarray([0.5], dtype=wt.float16, device=dev)
+    with pytest.raises(TypeError, match="float16 is not supported"):
+        expm1(x)
+    try:
+        wt.upcast_data_types()
+        assert expm1(x).dtype is wt.float32
+        wt.upcast_data_types(val=False)
+        with pytest.raises(TypeError, match="float16 is not supported"):
+            expm1(x)
+        wt.cast_data_types()
+        assert expm1(x).dtype is wt.float32
+    finally:
+        wt.casting_mode(None)
+
+
 def test_downcast_and_upcast_pick_the_nearest_supported(dev):
     @wt.with_supported_dtypes({"cpu": ("int16", "int64", "bfloat16", "float32"),
                                "webgpu": ("int16", "int64", "bfloat16", "float32")})

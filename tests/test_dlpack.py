@@ -165,7 +165,7 @@ def test_from_numpy_every_dtype_on_every_device(dev, dt):
 def test_import_shares_memory_on_the_numpy_backend():
     dev = _numpy_device()
     arr = np.arange(12, dtype=np.int16).reshape(3, 4)
-    t = wt.from_dlpack(arr)
+    t = wt.from_dlpack(arr, device=dev)
     assert t.device is dev
     arr[0, 0] = 99
     assert t[0, 0].item() == 99
@@ -173,21 +173,21 @@ def test_import_shares_memory_on_the_numpy_backend():
     assert arr[2, 3] == -1
     # strided, reversed and offset views of the producer's memory
     for view in (arr[::2, ::-1], arr.T, arr[1:, 2:], arr[::-1]):
-        s = wt.from_dlpack(view)
+        s = wt.from_dlpack(view, device=dev)
         assert s.tolist() == view.tolist()
         view[...] = view + 1
         assert s.tolist() == view.tolist()
     # copy=True gives independent memory
-    c = wt.from_dlpack(arr, copy=True)
+    c = wt.from_dlpack(arr, copy=True, device=dev)
     arr[1, 1] = 1000
     assert c[1, 1].item() != 1000
 
 
 def test_import_read_only_memory_gives_a_read_only_tensor():
-    _numpy_device()
+    dev = _numpy_device()
     arr = np.arange(3.0)
     arr.flags.writeable = False
-    t = wt.from_dlpack(arr)
+    t = wt.from_dlpack(arr, device=dev)
     assert t.tolist() == [0.0, 1.0, 2.0]
     with pytest.raises(ValueError, match=r"the target is read-only: its memory belongs to the "
                                          r"library that shared it through DLPack"):
@@ -214,9 +214,9 @@ def test_import_copies_where_sharing_is_impossible(dev):
 
 
 def test_imported_memory_outlives_its_producer():
-    _numpy_device()
+    dev = _numpy_device()
     arr = np.arange(1000, dtype=np.float64) * 3
-    t = wt.from_dlpack(arr)[::7]
+    t = wt.from_dlpack(arr, device=dev)[::7]
     expected = (np.arange(1000) * 3)[::7].tolist()
     del arr
     gc.collect()
@@ -233,7 +233,7 @@ def test_deleters_run_exactly_once():
     del capsule  # never consumed: it frees itself
     assert _live() == before
     # our own capsule, imported: freed when the last view of the imported tensor dies
-    y = wt.from_dlpack(_Producer(x))
+    y = wt.from_dlpack(_Producer(x), device=dev)
     view = y[1:]
     assert _live() == before + 1
     del y
@@ -241,7 +241,7 @@ def test_deleters_run_exactly_once():
     del view
     assert _live() == before
     # a copy releases the producer at once
-    z = wt.from_dlpack(_Producer(x), copy=True)
+    z = wt.from_dlpack(_Producer(x), copy=True, device=dev)
     assert _live() == before and z.tolist() == [1, 2, 3]
 
 
@@ -275,9 +275,9 @@ def test_from_jax_bfloat16_included(dev):
 
 
 def test_round_trip_numpy_wt_numpy_shares_one_buffer():
-    _numpy_device()
+    dev = _numpy_device()
     arr = np.linspace(0, 1, 5, dtype=np.float32)
-    back = np.from_dlpack(wt.from_dlpack(arr))
+    back = np.from_dlpack(wt.from_dlpack(arr, device=dev))
     assert np.shares_memory(arr, back)
     back[0] = 42
     assert arr[0] == 42
@@ -294,7 +294,7 @@ def test_import_errors():
         """Hands out one capsule twice: the second time it is already used."""
 
         def __init__(self):
-            self.capsule = wt.asarray([1.0]).__dlpack__(max_version=(1, 0))
+            self.capsule = wt.asarray([1.0], device="cpu").__dlpack__(max_version=(1, 0))
 
         def __dlpack__(self, **kwargs):
             return self.capsule

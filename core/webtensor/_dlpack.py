@@ -178,7 +178,8 @@ def export(t, *, stream=None, max_version=None, dl_device=None, copy=None):
             f"Tensor.__dlpack__: this tensor is on the {t.device.name} device, whose buffers "
             f"no DLPack consumer can read; move it to the cpu first (x.to_device('cpu')), or "
             f"let the consumer take a copy (copy=True, e.g. np.from_dlpack(x, copy=True))")
-    shares = on_cpu and backend.name == "numpy" and copy is not True
+    shares = on_cpu and backend.name == "numpy" and copy is not True and \
+        hasattr(t._data, "__array_interface__")  # not a buffer being traced (wt.jit)
     if shares and t._readonly and not versioned:
         shares = False  # an old consumer could not be told the memory is read-only
     if not shares and copy is False:

@@ -333,9 +333,13 @@ def _declare(spec, supported: bool, fn: str):
             raise TypeError(f"wt.{fn}: decorates a function, got {type(function).__name__}")
         name = getattr(function, "__wt_name__", None) or getattr(function, "__qualname__",
                                                                   repr(function))
+        cache: dict = {}  # device -> its allowed dtypes (fixed: declarations and devices are)
 
         def allowed(device):
-            return _function_allowed(wrapper, device)
+            found = cache.get(device)
+            if found is None:
+                found = cache[device] = _function_allowed(wrapper, device)
+            return found
 
         @functools.wraps(function)
         def wrapper(*args, **kwargs):

@@ -954,7 +954,8 @@ fn logaddexp_f32(x: f32, y: f32) -> f32 {
     return r.x + r.y;
 }
 
-// -- NumPy's float floor_divide / remainder (npy_divmod) ---------------------------------------------
+// -- NumPy's float floor_divide / remainder (npy_divmod; floor_divide's infinite operands as the
+// Array API says) -------------------------------------------------------------------------------
 
 // C fmodf, exact (musl's shift-subtract loop on the significands).
 fn fmod_f32(x: f32, y: f32) -> f32 {
@@ -1086,6 +1087,12 @@ fn floor_divide_f32(a: f32, b: f32) -> f32 {
         }
         return a / b;
     }
+    if (is_inf_f32(a) != is_inf_f32(b) && !is_nan_f32(a) && !is_nan_f32(b) && nonzero_f32(a)) {
+        // Array API (not NumPy): inf // finite and finite // inf are floor(a / b), so +-inf
+        // or a zero with the quotient's sign
+        let sign = (bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u;
+        return bitcast<f32>(sign | select(0u, 0x7f800000u, is_inf_f32(a)));
+    }
     return divmod_f32(a, b).x;
 }
 
@@ -1126,6 +1133,27 @@ fn minimum_f32(a: f32, b: f32) -> f32 {
         return bitcast<f32>(ba | bb);
     }
     return select(b, a, cmp_key_f32(a) < cmp_key_f32(b));
+}
+
+// fmax / fmin: a NaN operand gives way to the other (NaN only when both are NaN).
+fn fmax_f32(a: f32, b: f32) -> f32 {
+    if (is_nan_f32(a)) {
+        return b;
+    }
+    if (is_nan_f32(b)) {
+        return a;
+    }
+    return maximum_f32(a, b);
+}
+
+fn fmin_f32(a: f32, b: f32) -> f32 {
+    if (is_nan_f32(a)) {
+        return b;
+    }
+    if (is_nan_f32(b)) {
+        return a;
+    }
+    return minimum_f32(a, b);
 }
 
 fn nextafter_f32(x: f32, y: f32) -> f32 {

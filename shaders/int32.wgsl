@@ -85,6 +85,48 @@ fn sign_i32(a: i32) -> i32 {
     return select(select(0, -1, a < 0), 1, a > 0);
 }
 
+// gcd / lcm of the magnitudes (NumPy's exact result; the store wraps it to the dtype, so
+// gcd(INT_MIN, 0) is INT_MIN again).  Stein's binary algorithm: shifts and subtractions only.
+fn gcd_u32(a: u32, b: u32) -> u32 {
+    if (a == 0u || b == 0u) {
+        return a | b;
+    }
+    let k = countTrailingZeros(a | b);
+    var x = a >> countTrailingZeros(a);
+    var y = b;
+    loop {
+        y = y >> countTrailingZeros(y);  // y != 0 here
+        if (x > y) {
+            let t = x;
+            x = y;
+            y = t;
+        }
+        y = y - x;
+        if (y == 0u) {
+            break;
+        }
+    }
+    return x << k;
+}
+
+fn lcm_u32(a: u32, b: u32) -> u32 {
+    let g = gcd_u32(a, b);
+    return select((a / max(g, 1u)) * b, 0u, g == 0u);  // wraps like NumPy's product
+}
+
+// |a| as u32 (|INT_MIN| is 2^31)
+fn magnitude_i32(a: i32) -> u32 {
+    return select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0);
+}
+
+fn gcd_i32(a: i32, b: i32) -> i32 {
+    return bitcast<i32>(gcd_u32(magnitude_i32(a), magnitude_i32(b)));
+}
+
+fn lcm_i32(a: i32, b: i32) -> i32 {
+    return bitcast<i32>(lcm_u32(magnitude_i32(a), magnitude_i32(b)));
+}
+
 // (high, low) words of the 64-bit product a * b.
 fn mul_wide_u32(a: u32, b: u32) -> vec2<u32> {
     let a0 = a & 0xffffu;

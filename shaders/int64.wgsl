@@ -176,6 +176,50 @@ fn remainder_i64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     return r;
 }
 
+// -- gcd / lcm of the magnitudes (binary gcd as in int32.wgsl; the result wraps) ---------------
+
+fn ctz_u64(a: vec2<u32>) -> u32 {
+    return select(countTrailingZeros(a.x), 32u + countTrailingZeros(a.y), a.x == 0u);
+}
+
+fn gcd_u64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if (!nz_u64(a) || !nz_u64(b)) {
+        return vec2<u32>(a.x | b.x, a.y | b.y);
+    }
+    let k = ctz_u64(vec2<u32>(a.x | b.x, a.y | b.y));
+    var x = shr_u64(a, vec2<u32>(ctz_u64(a), 0u));
+    var y = b;
+    loop {
+        y = shr_u64(y, vec2<u32>(ctz_u64(y), 0u));  // y != 0 here
+        if (lt_u64(y, x)) {
+            let t = x;
+            x = y;
+            y = t;
+        }
+        y = sub_u64(y, x);
+        if (!nz_u64(y)) {
+            break;
+        }
+    }
+    return shl_u64(x, vec2<u32>(k, 0u));
+}
+
+fn lcm_u64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let g = gcd_u64(a, b);
+    if (!nz_u64(g)) {
+        return vec2<u32>(0u);
+    }
+    return mul_u64(floor_div_u64(a, g), b);
+}
+
+fn gcd_i64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return gcd_u64(abs_i64(a), abs_i64(b));  // |INT64_MIN| reads as 2^63 unsigned
+}
+
+fn lcm_i64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return lcm_u64(abs_i64(a), abs_i64(b));
+}
+
 // a ** b by squaring (wraps); a negative exponent gives the truncated 1 / a**-b.
 fn pow_u64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     var result = vec2<u32>(1u, 0u);

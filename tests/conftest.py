@@ -29,16 +29,19 @@ if os.environ.get("WEBTENSOR_TEST_WEBGPU") == "0":
 
 @pytest.fixture(autouse=True)
 def _restore_webtensor_settings():
-    """Put the process-wide promotion mode and default dtypes back after every test."""
+    """Put the process-wide promotion mode, default dtypes and casting mode back after every
+    test."""
     saved = (
         wt.get_promotion_mode(),
         wt.default_int_dtype(),
         wt.default_float_dtype(),
         wt.default_complex_dtype(),
         _dtypes._default_any.get(),
+        wt.get_casting_mode(),
     )
     yield
-    mode, int_dt, float_dt, complex_dt, any_dt = saved
+    mode, int_dt, float_dt, complex_dt, any_dt, casting = saved
+    wt.casting_mode(casting)
     wt.set_promotion_mode(mode)
     wt.set_default_int_dtype(int_dt)
     wt.set_default_float_dtype(float_dt)

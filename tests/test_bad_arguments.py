@@ -94,7 +94,7 @@ def _vec3(d):
 OVERRIDES = {
     "astype": lambda d: ([wt.ones(2, device=d), wt.int32], {}),
     **dict.fromkeys(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-                     "bitwise_right_shift"), lambda d: ([_ints(d), _ints(d)], {})),
+                     "bitwise_right_shift", "gcd", "lcm"), lambda d: ([_ints(d), _ints(d)], {})),
     "bitwise_invert": lambda d: ([_ints(d)], {}),
     "cross": lambda d: ([_vec3(d), _vec3(d)], {}),
     "linalg.cross": lambda d: ([_vec3(d), _vec3(d)], {}),

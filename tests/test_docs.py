@@ -29,3 +29,19 @@ def test_promotion_page_examples_run():
                               optionflags=doctest.ELLIPSIS)
     assert result.attempted > 20
     assert result.failed == 0
+
+
+@pytest.mark.parametrize("page", ["dtypes.md", "interop.md"])
+def test_dtype_and_interop_page_examples_run(page):
+    if not (DOCS / page).exists():
+        pytest.skip("docs/ is not part of this tree")
+    pytest.importorskip("numpy")  # the examples use NumPy's cpu backend and np.from_dlpack
+    import webtensor as wt
+
+    if wt.device.cpu.backend.name != "numpy":
+        pytest.skip("the examples share memory through the NumPy cpu backend")
+    with wt.set_default_device("cpu"):  # the pages' outputs are the cpu device's
+        result = doctest.testfile(str(DOCS / page), module_relative=False,
+                                  optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 5
+    assert result.failed == 0

@@ -195,14 +195,27 @@ def ref_table():
         "tan": np.tan, "tanh": np.tanh, "negative": np.negative, "positive": np.positive,
         "square": np.square, "sign": np.sign, "conj": np.conj, "bitwise_invert": np.invert,
         "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
-        "floor_divide": np.floor_divide, "remainder": np.remainder, "maximum": np.maximum,
-        "minimum": np.minimum, "atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign,
+        "remainder": np.remainder, "maximum": np.maximum,
+        "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin, "gcd": np.gcd, "lcm": np.lcm,
+        "atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign,
         "logaddexp": np.logaddexp, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
         "bitwise_xor": np.bitwise_xor, "bitwise_left_shift": np.left_shift,
         "bitwise_right_shift": np.right_shift, "equal": np.equal, "not_equal": np.not_equal,
         "less": np.less, "less_equal": np.less_equal, "greater": np.greater,
         "greater_equal": np.greater_equal,
     }
+    def floor_divide(c, a, b):
+        """NumPy's floor_divide with the Array API's special cases for infinite operands
+        (NumPy gives NaN for inf // finite and -1.0 for 1 // -inf)."""
+        out = np.floor_divide(a, b)
+        if c.kind != "f":
+            return out
+        negative = np.signbit(a) != np.signbit(b)
+        inf_by_finite = np.isinf(a) & np.isfinite(b) & (b != 0)
+        finite_by_inf = np.isfinite(a) & (a != 0) & np.isinf(b)
+        out = np.where(inf_by_finite, np.where(negative, -np.inf, np.inf), out)
+        return np.where(finite_by_inf, np.where(negative, -0.0, 0.0), out).astype(out.dtype)
+
     def plain_op(f):
         return lambda c, *a: f(*a)
 
@@ -217,7 +230,7 @@ def ref_table():
         "isnan": predicate(np.isnan, False), "signbit": signbit,
         "logical_not": logical(np.logical_not), "logical_and": logical(np.logical_and),
         "logical_or": logical(np.logical_or), "logical_xor": logical(np.logical_xor),
-        "pow": int_pow, "nextafter": nextafter,
+        "pow": int_pow, "nextafter": nextafter, "floor_divide": floor_divide,
     })
     assert set(table) == set(ops.ELEMENTWISE), set(ops.ELEMENTWISE) ^ set(table)
     _REF = table
@@ -282,7 +295,7 @@ def check_result(name, got, inputs, compute, out_dt, *, context=""):
     if out_dt.kind in "fc" and (name in ops.TRANSCENDENTAL or (name == "abs" and
                                                              compute.kind == "c")):
         ulp = TRANSCENDENTAL_ULP
-    if name in ("maximum", "minimum") and out_dt.kind == "f":
+    if name in ("maximum", "minimum", "fmax", "fmin") and out_dt.kind == "f":
         # max(+0, -0): either zero is correct (the Array API leaves it unspecified).
         zeros = [compute_values(it[0], it[1]) == 0 if isinstance(it, tuple) else
                  np.asarray(it == 0) for it in inputs]
@@ -660,6 +673,32 @@ EXACT_CASES = [
     ("atan2", wt.float64, [0.0, -0.0, 1.0], [-0.0, -0.0, INF], [math.pi, -math.pi, 0.0],
      wt.float64),
     ("hypot", wt.float64, [INF, 3.0], [NAN, 4.0], [INF, 5.0], wt.float64),
+    # fmax/fmin: NaN gives way to a number (NaN only when both are); -0 < +0
+    ("fmax", wt.float32, [NAN, 1.0, NAN, -0.0, -INF], [1.0, NAN, NAN, 0.0, -5.0],
+     [1.0, 1.0, NAN, 0.0, -5.0], wt.float32),
+    ("fmin", wt.float64, [NAN, 1.0, NAN, 0.0, INF], [1.0, NAN, NAN, -0.0, 5.0],
+     [1.0, 1.0, NAN, -0.0, 5.0], wt.float64),
+    ("fmin", wt.bfloat16, [NAN, 3.0], [2.0, NAN], [2.0, 3.0], wt.bfloat16),
+    ("fmax", wt.int8, [-128, 5], [127, -3], [127, 5], wt.int8),
+    ("fmax", wt.bool, [True, False], [False, False], [True, False], wt.bool),
+    # gcd/lcm of the magnitudes; the exact result wraps to the dtype like every overflow
+    ("gcd", wt.int8, [12, -12, 0, -128, -128, 7], [18, 18, 0, 0, 6, -1], [6, 6, 0, -128, 2, 1],
+     wt.int8),
+    ("lcm", wt.int8, [4, -4, 0, 100, -100], [6, 6, 5, 3, 7], [12, 12, 0, 44, -68], wt.int8),
+    ("gcd", wt.uint64, [2 ** 64 - 1, 2 ** 63, 0], [2 ** 32 + 1, 2 ** 40, 9], [2 ** 32 + 1, 2 ** 40, 9],
+     wt.uint64),
+    ("lcm", wt.int64, [2 ** 62, -(2 ** 63), 6], [3, 6, -4], [-(2 ** 62), -(2 ** 63), 12],
+     wt.int64),
+    ("lcm", wt.uint32, [2 ** 31, 65537], [3, 65539], [2 ** 31, (65537 * 65539) % 2 ** 32],
+     wt.uint32),
+    # floor_divide with infinite operands follows the Array API (NumPy gives NaN and -1.0)
+    ("floor_divide", wt.float64, [INF, INF, -INF, -INF, 1.0, -1.0, 1.0, -1.0, INF, 0.0, -0.0],
+     [2.0, -2.0, 2.0, -2.0, -INF, INF, INF, -INF, INF, INF, INF],
+     [INF, -INF, -INF, INF, -0.0, -0.0, 0.0, 0.0, NAN, 0.0, -0.0], wt.float64),
+    ("floor_divide", wt.float32, [INF, -3.0, 5.0, -INF], [0.5, INF, -INF, -0.0],
+     [INF, -0.0, -0.0, INF], wt.float32),
+    ("floor_divide", wt.float16, [-INF, 7.0], [3.0, -INF], [-INF, -0.0], wt.float16),
+    ("floor_divide", wt.bfloat16, [INF, -2.0], [-1.0, INF], [-INF, -0.0], wt.bfloat16),
 ]
 
 
@@ -672,6 +711,36 @@ def test_exact_cases(backend, case):
     assert got.dtype is out_dt
     assert not got.weak
     _assert_list(got, expected)
+
+
+# The Array API's floor_divide special cases, one row per rule of the standard (2024.12), in its
+# order: (x1, x2, result).  NumPy gives NaN for inf // finite and -1.0 for 1 // -inf.
+FLOOR_DIVIDE_SPECIAL = [
+    (NAN, 2.0, NAN), (2.0, NAN, NAN), (NAN, NAN, NAN),
+    (INF, INF, NAN), (INF, -INF, NAN), (-INF, INF, NAN), (-INF, -INF, NAN),
+    (0.0, 0.0, NAN), (-0.0, 0.0, NAN), (0.0, -0.0, NAN), (-0.0, -0.0, NAN),
+    (0.0, 2.0, 0.0), (0.0, INF, 0.0), (-0.0, 2.0, -0.0), (-0.0, INF, -0.0),
+    (0.0, -2.0, -0.0), (0.0, -INF, -0.0), (-0.0, -2.0, 0.0), (-0.0, -INF, 0.0),
+    (2.0, 0.0, INF), (INF, 0.0, INF), (2.0, -0.0, -INF), (INF, -0.0, -INF),
+    (-2.0, 0.0, -INF), (-INF, 0.0, -INF), (-2.0, -0.0, INF), (-INF, -0.0, INF),
+    (INF, 2.0, INF), (INF, -2.0, -INF), (-INF, 2.0, -INF), (-INF, -2.0, INF),
+    (2.0, INF, 0.0), (2.0, -INF, -0.0), (-2.0, INF, -0.0), (-2.0, -INF, 0.0),
+    (7.0, 2.0, 3.0), (-7.0, -2.0, 3.0), (7.0, -2.0, -4.0), (-7.0, 2.0, -4.0),
+    (0.5, 2.0, 0.0), (-0.5, 2.0, -1.0), (0.5, -2.0, -1.0),
+]
+
+
+@pytest.mark.parametrize("dt", wt.all_float_dtypes, ids=str)
+def test_floor_divide_special_cases_follow_the_array_api(backend, dt):
+    a = _t([r[0] for r in FLOOR_DIVIDE_SPECIAL], dt, backend)
+    b = _t([r[1] for r in FLOOR_DIVIDE_SPECIAL], dt, backend)
+    for got in (wt.floor_divide(a, b), a // b):
+        assert got.dtype is dt
+        for (x1, x2, want), value in zip(FLOOR_DIVIDE_SPECIAL, got.tolist()):
+            assert same_float(value, want), f"{x1} // {x2} gave {value}, expected {want}"
+    # a Python scalar divisor takes the same path
+    assert same_float((a[27:28] // -2.0).item(), -INF)
+    assert same_float((_t([-3.0], dt, backend) // INF).item(), -0.0)
 
 
 @pytest.mark.parametrize("dt", wt.all_int_dtypes, ids=str)

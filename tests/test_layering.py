@@ -19,8 +19,8 @@ LAYERS = [
     ("foundation", ("_settings", "_warnings", "_tracing", "dtypes", "promotion", "shape", "ops",
                     "precision")),
     ("devices", ("tensor", "device", "backends", "_format", "_numpy_interop")),
-    ("api", ("api", "_validate", "linalg", "fft", "random", "_info", "_explorer",
-             "dtype_support", "_dlpack")),
+    ("api", ("api", "_validate", "linalg", "fft", "random", "_info", "_explorer", "_dlpack",
+             "dtype_support")),
     ("compile", ("compile",)),
     ("library", ("nn", "_methods", "_heatmap")),
     ("front ends", ("tf", "nx", "symbolic")),
@@ -29,6 +29,9 @@ LAYERS = [
 # The package root is a facade: the library and the front ends call ``webtensor.<function>``
 # at call time (what the user calls), which is not an upward dependency of their layer.
 ROOT_FACADE_FROM = {"library", "front ends"}
+# ... and one API module that looks public functions up by their public name
+# (wt.function_supported_dtypes("linalg.inv")): it reads the namespace, it does not depend on it.
+ROOT_FACADE_MODULES = {"dtype_support"}
 
 
 def layer_of(module: str) -> int:
@@ -101,7 +104,7 @@ def test_imports_go_downward_only():
     upward = []
     for importer, target, _name, line in IMPORTS:
         low, high = layer_of(importer), layer_of(target)
-        if target == "" and LAYERS[low][0] in ROOT_FACADE_FROM:
+        if target == "" and (LAYERS[low][0] in ROOT_FACADE_FROM or importer in ROOT_FACADE_MODULES):
             continue
         if high > low:
             upward.append(f"{importer}:{line} ({LAYERS[low][0]}) imports {target or 'webtensor'} "

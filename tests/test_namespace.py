@@ -39,8 +39,10 @@ def test_version_and_inspection():
     assert set(info.default_dtypes()) == {"real floating", "complex floating", "integral",
                                           "indexing"}
     assert info.default_dtypes()["integral"] is wt.default_int_dtype()
-    assert list(info.dtypes().values()) == list(wt.all_dtypes)
-    assert set(info.dtypes(kind="real floating").values()) == set(wt.all_float_dtypes)
+    # only the standard's dtypes (float16/bfloat16 are webtensor's extensions), in wt's order
+    assert list(info.dtypes().values()) == [dt for dt in wt.all_dtypes
+                                            if dt not in (wt.float16, wt.bfloat16)]
+    assert set(info.dtypes(kind="real floating").values()) == {wt.float32, wt.float64}
     assert info.default_device() in info.devices()
     with pytest.raises(ValueError, match="unknown kind 'floats'"):
         info.dtypes(kind="floats")
@@ -62,3 +64,51 @@ def test_constants():
 
     assert (wt.e, wt.pi, wt.inf) == (math.e, math.pi, math.inf)
     assert math.isnan(wt.nan) and wt.newaxis is None
+
+
+_KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating",
+          "complex floating", "numeric")
+
+
+@pytest.mark.parametrize("kind", [None, *_KINDS, ("bool", "real floating"),
+                                  ("signed integer", "complex floating")], ids=str)
+def test_info_dtypes_match_the_reference_implementation(kind):
+    xp = _strict()
+    expected = list(xp.__array_namespace_info__().dtypes(kind=kind))
+    for dev in wt.devices():
+        got = wt.__array_namespace_info__().dtypes(device=dev, kind=kind)
+        assert sorted(got) == sorted(expected)
+        assert all(got[name] is wt.dtype(name) for name in got)
+
+
+def test_info_dtypes_errors():
+    info = wt.__array_namespace_info__()
+    with pytest.raises(TypeError, match=r"dtypes: kind must be a kind name or a tuple of them, "
+                                        r"got wt.int32"):
+        info.dtypes(kind=wt.int32)
+    with pytest.raises(ValueError, match=r"dtypes: unknown kind 'integer'"):
+        info.dtypes(kind=("bool", "integer"))
+    with pytest.raises(ValueError, match=r"unknown device 'tpu'"):
+        info.dtypes(device="tpu")
+
+
+def test_capabilities_max_dimensions_is_the_rank_limit():
+    caps = wt.__array_namespace_info__().capabilities()
+    assert caps["max dimensions"] == 64
+    assert caps == _strict().__array_namespace_info__().capabilities()
+    assert wt.ones((1,) * 64).ndim == 64
+    with pytest.raises(ValueError, match=r"65 dimensions; webtensor supports at most 64"):
+        wt.ones((1,) * 65)
+
+
+def test_isdtype_has_the_standards_signature_and_answers():
+    xp = _strict()
+    assert list(inspect.signature(wt.isdtype).parameters) == \
+        list(inspect.signature(xp.isdtype).parameters) == ["dtype", "kind"]
+    kinds = [*_KINDS, ("bool", "integral"), ("real floating", "complex floating")]
+    for name in xp.__array_namespace_info__().dtypes():
+        for kind in kinds:
+            assert wt.isdtype(dtype=wt.dtype(name), kind=kind) == \
+                xp.isdtype(getattr(xp, name), kind), (name, kind)
+        for other in ("int8", "float64"):
+            assert wt.isdtype(wt.dtype(name), kind=wt.dtype(other)) == (name == other)

@@ -5,6 +5,7 @@ so the same wheel runs in CPython and in Pyodide.
 """
 
 from . import _methods, _validate, fft, linalg, random
+from . import dtype_support as _dtype_support
 from . import dtypes as _dtypes
 from ._format import get_printoptions, set_printoptions
 from ._heatmap import set_show_hook, show, to_heatmap
@@ -95,6 +96,9 @@ for _module in (_creation, _datatypes, _elementwise, _indexing, _linalg_api, _ma
         if _fn not in _wrapped:
             _wrapped[_fn] = _validate.checked(_fn, _name)
         globals()[_name] = _wrapped[_fn]
+# Ivy's data-type API (dtype_support): valid dtypes per device, support declarations, casting
+for _name in _dtype_support.__all__:
+    globals()[_name] = _validate.checked(getattr(_dtype_support, _name), _name)
 for _module, _prefix in ((linalg, "linalg."), (fft, "fft."), (random, "random.")):
     for _name in _module.__all__:
         _fn = getattr(_module, _name)
@@ -103,6 +107,18 @@ for _module, _prefix in ((linalg, "linalg."), (fft, "fft."), (random, "random.")
 del _module, _name, _prefix, _fn, _wrapped
 
 _methods.install()
+
+
+def __getattr__(name: str):
+    # wt.valid_dtypes, wt.invalid_float_dtypes...: Ivy's tuples, for the default device as it
+    # is when read
+    if name in _dtype_support.DEFAULT_DEVICE_TUPLES:
+        return _dtype_support.default_device_tuple(name)
+    raise AttributeError(f"module 'webtensor' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_dtype_support.DEFAULT_DEVICE_TUPLES))
 
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"

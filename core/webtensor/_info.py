@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from . import device as _device
 from . import dtypes as _d
+from . import shape as _s
 
+# The dtypes the Array API defines (not float16, bfloat16), in webtensor's order.
+ARRAY_API_DTYPES = tuple(dt for dt in _d.all_dtypes if dt not in (_d.float16, _d.bfloat16))
 _KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating",
           "complex floating", "numeric")
 
@@ -18,7 +21,7 @@ class Info:
         return {
             "boolean indexing": True,  # results have data-dependent shapes
             "data-dependent shapes": True,  # nonzero, unique_*, boolean masks
-            "max dimensions": None,  # no fixed limit
+            "max dimensions": _s.MAX_NDIM,  # every device, as NumPy 2
         }
 
     def default_device(self):
@@ -37,15 +40,26 @@ class Info:
         }
 
     def dtypes(self, *, device=None, kind=None) -> dict:
-        """Name -> dtype of every dtype on ``device`` (all 15 everywhere), filtered by kind."""
-        _device.as_device(device, "__array_namespace_info__().dtypes")
+        """Name -> dtype of the Array API's dtypes that ``device`` supports (all 13 on every
+        device), filtered by ``kind`` (a kind name or a tuple of them).  float16 and bfloat16
+        are webtensor's too, but the standard says to list only its own dtypes
+        (``wt.valid_dtypes_for`` lists all 15)."""
+        fn = "__array_namespace_info__().dtypes"
+        dev = _device.as_device(device, fn)
         if kind is not None:
             kinds = kind if isinstance(kind, tuple) else (kind,)
             for k in kinds:
-                if isinstance(k, str) and k not in _KINDS:
-                    raise ValueError(f"__array_namespace_info__().dtypes: unknown kind {k!r}; "
-                                     f"use one of {', '.join(map(repr, _KINDS))}")
-        return {dt.name: dt for dt in _d.all_dtypes if kind is None or _d.isdtype(dt, kind)}
+                if not isinstance(k, str):
+                    raise TypeError(f"{fn}: kind must be a kind name or a tuple of them, got "
+                                    f"{k!r}; use one of {', '.join(map(repr, _KINDS))}")
+                if k not in _KINDS:
+                    raise ValueError(f"{fn}: unknown kind {k!r}; use one of "
+                                     f"{', '.join(map(repr, _KINDS))}")
+        from .dtype_support import valid_dtypes_for
+
+        valid = valid_dtypes_for(dev)
+        return {dt.name: dt for dt in ARRAY_API_DTYPES
+                if dt in valid and (kind is None or _d.isdtype(dt, kind))}
 
 
 def __array_namespace_info__() -> Info:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import webtensor
 
+from . import _dlpack as _dlpack_module
 from .tensor import Tensor
 
 # method name -> top-level function name
@@ -87,6 +88,20 @@ def _transpose_2d(self) -> Tensor:
     return webtensor.permute_dims(self, (1, 0))
 
 
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """DLPack export (``np.from_dlpack(x)``, ``torch.from_dlpack(x)``...): the memory of a
+    tensor on the NumPy cpu backend is shared; other tensors are exported as a copy where
+    the consumer allows one (a webgpu tensor only with ``copy=True`` or ``dl_device=(1, 0)``:
+    move it with ``x.to_device("cpu")`` first)."""
+    return _dlpack_module.export(self, stream=stream, max_version=max_version,
+                                 dl_device=dl_device, copy=copy)
+
+
+def _dlpack_device(self) -> tuple[int, int]:
+    """(kDLCPU, 0) for cpu tensors, (kDLWebGPU, 0) for webgpu ones."""
+    return _dlpack_module.device_of(self)
+
+
 def _array_namespace(self, api_version=None):
     if api_version not in (None, "2024.12", "2023.12", "2022.12", "2021.12"):
         raise ValueError(f"Tensor.__array_namespace__: unsupported api_version "
@@ -110,6 +125,8 @@ def install() -> None:
     Tensor.__deepcopy__ = _deepcopy
     Tensor.to_device = _to_device
     Tensor.__array_namespace__ = _array_namespace
+    Tensor.__dlpack__ = _dlpack
+    Tensor.__dlpack_device__ = _dlpack_device
     Tensor.T = property(_transpose_2d, doc="The transpose of a 2-D tensor.")
     Tensor.mT = property(lambda self: webtensor.matrix_transpose(self),
                          doc="The transpose of the last two dims (stacks of matrices).")

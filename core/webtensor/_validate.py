@@ -163,6 +163,11 @@ def checked(function, qualname: str, fn: str | None = None):
     positional = tuple((i, p.name, KEYWORDS[p.name]) for i, p in enumerate(parameters)
                        if p.name in KEYWORDS and p.kind in (p.POSITIONAL_ONLY,
                                                             p.POSITIONAL_OR_KEYWORD))
+    from . import dtype_support as _support
+
+    # functions refusing some dtypes: the active casting mode may cast their inputs first
+    allowed = _support.builtin_allowed(qualname) if fn.startswith("wt.") else None
+    casting = _support._casting
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -173,6 +178,8 @@ def checked(function, qualname: str, fn: str | None = None):
         for i, key, check in positional:
             if i < len(args) and args[i] is not None:
                 check(args[i], fn, key)
+        if allowed is not None and casting.get():
+            args, kwargs = _support.apply_casting(args, kwargs, allowed)
         try:
             return function(*args, **kwargs)
         except _RENAMED as error:

@@ -186,6 +186,7 @@ def device_info(device=None) -> dict:
 
     found = _webgpu() and probe()
     return {"device": dev.name, "backend": dev.backend.name,
+            "dtypes": dev._real_backend().dtype_support(),
             "webgpu": {"available": bool(found), "adapter": found.description if found else "",
                        "reason": "" if found else probe().reason}}
 

@@ -225,27 +225,28 @@ _KIND_GROUPS = {
 }
 
 
-def isdtype(dtype_, kind) -> _builtin_bool:
-    """Array API ``isdtype``: is ``dtype_`` of ``kind``?
+def isdtype(dtype, kind) -> _builtin_bool:
+    """Array API ``isdtype(dtype, kind)``: is ``dtype`` of ``kind``?
 
     ``kind`` is a dtype, one of the kind names ``'bool'``, ``'signed integer'``,
     ``'unsigned integer'``, ``'integral'``, ``'real floating'``, ``'complex floating'``,
-    ``'numeric'``, or a tuple of those (true if any matches).
+    ``'numeric'``, or a tuple of those (true if any matches).  (A dtype's name as ``kind``,
+    ``'int32'``, is an extension.)
     """
-    if dtype_.__class__ is not DType:
-        raise TypeError(f"wt.isdtype: expected a wt dtype as first argument, got {dtype_!r}; "
+    if dtype.__class__ is not DType:
+        raise TypeError(f"wt.isdtype: expected a wt dtype as first argument, got {dtype!r}; "
                         f"pass x.dtype rather than the tensor itself")
     if isinstance(kind, tuple):
-        matches = [isdtype(dtype_, k) for k in kind]  # validate every kind, like NumPy
+        matches = [isdtype(dtype, k) for k in kind]  # validate every kind, like NumPy
         return any(matches)
     if kind.__class__ is DType:
-        return dtype_ is kind
+        return dtype is kind
     if isinstance(kind, str):
         group = _KIND_GROUPS.get(kind)
         if group is not None:
-            return dtype_.kind in group
+            return dtype.kind in group
         if kind in _BY_NAME:
-            return dtype_ is _BY_NAME[kind]
+            return dtype is _BY_NAME[kind]
     raise ValueError(f"wt.isdtype: unknown kind {kind!r}; use a dtype or one of "
                      f"{', '.join(repr(k) for k in _KIND_GROUPS)} (or a tuple of them)")
 

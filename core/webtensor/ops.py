@@ -83,6 +83,8 @@ _TABLE = [
     ("pow", 2, _NUM, "same", "x1 ** x2."),
     ("maximum", 2, "b" + _REAL, "same", "Elementwise maximum; NaN propagates."),
     ("minimum", 2, "b" + _REAL, "same", "Elementwise minimum; NaN propagates."),
+    ("fmax", 2, "b" + _REAL, "same", "Elementwise maximum ignoring NaN (NaN only if both are)."),
+    ("fmin", 2, "b" + _REAL, "same", "Elementwise minimum ignoring NaN (NaN only if both are)."),
     ("atan2", 2, _REAL, "float", "Quadrant-aware inverse tangent of x1 / x2."),
     ("hypot", 2, _REAL, "float", "sqrt(x1**2 + x2**2) without overflow."),
     ("copysign", 2, _REAL, "float", "|x1| with the sign of x2."),
@@ -94,6 +96,9 @@ _TABLE = [
     ("bitwise_xor", 2, "biu", "same", "Bitwise XOR."),
     ("bitwise_left_shift", 2, "iu", "same", "x1 << x2 (0 once the shift reaches the width)."),
     ("bitwise_right_shift", 2, "iu", "same", "x1 >> x2, arithmetic for signed types."),
+    # number theory (the exact result, wrapped to the dtype like every integer overflow)
+    ("gcd", 2, "iu", "same", "Greatest common divisor of |x1| and |x2| (gcd(0, 0) is 0)."),
+    ("lcm", 2, "iu", "same", "Least common multiple of |x1| and |x2| (0 if either is 0)."),
     # comparisons and logic
     ("equal", 2, "b" + _NUM, "bool", "x1 == x2."),
     ("not_equal", 2, "b" + _NUM, "bool", "x1 != x2."),
@@ -107,6 +112,33 @@ _TABLE = [
 ]
 
 ELEMENTWISE: dict[str, ElementwiseOp] = {row[0]: ElementwiseOp(*row) for row in _TABLE}
+
+ALL_KINDS = "b" + _NUM
+
+# The other public functions that accept only some dtype kinds: those of their data input (for
+# functions that make values, of the dtype they make).  Every public function found neither
+# here nor in the elementwise table accepts all 15 dtypes.  The functions check their input
+# against this table (``api._common.check_supported``), and ``wt.function_supported_dtypes``
+# reads it: what a function refuses and what it says it supports cannot drift apart.
+FUNCTION_KINDS: dict[str, str] = {
+    "clip": _REAL, "cross": _NUM, "linalg.cross": _NUM,
+    **dict.fromkeys(("argmax", "argmin", "max", "min", "searchsorted"), "b" + _REAL),
+    **dict.fromkeys(("median", "quantile", "percentile", "histogram"), _REAL),
+    **dict.fromkeys(("fft.rfft", "fft.rfftn", "fft.ihfft"), "b" + _REAL),
+    "arange": _REAL, "linspace": _NUM, "fft.fftfreq": "f", "fft.rfftfreq": "f",
+    "random.bits": "u", "random.randint": "iu", "random.integers": "iu",
+    "random.bernoulli": _REAL,
+    **dict.fromkeys(("random.uniform", "random.normal", "random.rand", "random.randn",
+                     "random.random", "random.random_sample"), "f"),
+}
+
+
+def function_kinds(name: str) -> str:
+    """The dtype kinds public function ``name`` accepts (``"max"``, ``"linalg.cross"``...)."""
+    op = ELEMENTWISE.get(name)
+    if op is not None:
+        return op.kinds
+    return FUNCTION_KINDS.get(name, ALL_KINDS)
 UNARY = tuple(op for op in ELEMENTWISE.values() if op.arity == 1)
 BINARY = tuple(op for op in ELEMENTWISE.values() if op.arity == 2)
 

@@ -40,6 +40,7 @@ import threading
 
 from . import _tracing, _validate
 from . import dtypes as _d
+from . import ops as _ops
 from . import shape as _s
 from .api import elementwise as _ew
 from .backends import _philox
@@ -233,7 +234,7 @@ def _setup(fn, k, shape, device):
 
 def _float_dtype(dtype, fn: str):
     dt = _d.default_float_dtype() if dtype is None else _d.dtype(dtype)
-    if dt.kind != "f":
+    if dt.kind not in _ops.function_kinds(f"random.{fn}"):
         raise TypeError(f"wt.random.{fn}: dtype must be a real floating dtype (float16, "
                         f"bfloat16, float32, float64), got {dt.name}")
     return dt
@@ -244,7 +245,7 @@ def bits(key, shape=(), dtype=_d.uint32, *, device=None) -> Tensor:
     words (the first is the high half)."""
     k, shape, dev = _setup("bits", key, shape, device)
     dt = _d.dtype(dtype)
-    if dt.kind != "u":
+    if dt.kind not in _ops.function_kinds("random.bits"):
         raise TypeError(f"wt.random.bits: dtype must be an unsigned integer dtype (uint8, "
                         f"uint16, uint32, uint64), got {dt.name}; view or cast the result")
     n = _s.size_of(shape)
@@ -415,7 +416,7 @@ def randint(key, shape, minval, maxval, dtype=_d.int32, *, device=None) -> Tenso
     fn = "randint"
     k, shape, dev = _setup(fn, key, shape, device)
     dt = _d.dtype(dtype)
-    if dt.kind not in "iu":
+    if dt.kind not in _ops.function_kinds("random.randint"):
         raise TypeError(f"wt.random.randint: dtype must be an integer dtype, got {dt.name}; "
                         f"use wt.random.uniform for floats")
     n = _s.size_of(shape)
@@ -461,7 +462,7 @@ def bernoulli(key, p=0.5, shape=None, *, device=None) -> Tensor:
     if isinstance(p, Tensor):
         dev = p.device if device is None else as_device(device, "random.bernoulli")
         shape = p.shape if shape is None else _s.as_shape(shape, "random.bernoulli")
-        if p.dtype.kind not in "iuf":
+        if p.dtype.kind not in _ops.function_kinds("random.bernoulli"):
             raise TypeError(f"wt.random.bernoulli: p must be a real tensor, got {p.dtype.name}")
         _check_params(shape, (p,), fn)
         n = _s.size_of(shape)

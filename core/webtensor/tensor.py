@@ -26,7 +26,8 @@ class Tensor:
               weak=False, names=None, readonly=False) -> Tensor:
         t = object.__new__(cls)
         t._data = data
-        # _readonly: a view of a broadcast (its elements alias each other): writes are refused
+        # _readonly: a view of a broadcast (its elements alias each other), or "dlpack": memory a
+        # DLPack producer shared read-only; writes are refused
         t._readonly = readonly
         t.shape = shape
         # _dense: the view is exactly its whole buffer in C order (a fast path for backends).
@@ -73,7 +74,8 @@ class Tensor:
         return _s.is_contiguous(self.shape, self.strides)
 
     # Members computed by the API (``T``, ``mT``, ``to_device``, ``copy``, ``__copy__``,
-    # ``__deepcopy__``, ``__array_namespace__``, the NumPy-style methods and the operators)
+    # ``__deepcopy__``, ``__array_namespace__``, ``__dlpack__``, the NumPy-style methods and
+    # the operators)
     # are installed from tables by ``_methods.py`` and ``api/elementwise.py``: this module sits
     # below the API and imports nothing from it.
 
@@ -122,13 +124,6 @@ class Tensor:
                              "always copied into a new NumPy array (use np.asarray(x))")
         arr = to_numpy(self)
         return arr if dtype is None else arr.astype(dtype, copy=False)
-
-    def __dlpack__(self, *args, **kwargs):
-        raise BufferError("Tensor.__dlpack__: DLPack export is not supported; use x.numpy() "
-                          "or wt.asarray(np_array) to exchange data with NumPy")
-
-    def __dlpack_device__(self):
-        return (1, 0)
 
     # -- Python protocol -------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import dtypes as _d
+from .. import ops as _ops
 from .. import promotion as _p
 from .. import shape as _s
 from .._tracing import ACTIVE
@@ -119,12 +120,21 @@ def float_dtype_for(dt: _d.DType) -> _d.DType:
     return _d.default_float_dtype()
 
 
+_KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
+               "f": "floating-point", "c": "complex"}
+
+
 def check_kind(dt: _d.DType, kinds: str, fn: str) -> None:
     if dt.kind not in kinds:
-        allowed = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
-                   "f": "floating-point", "c": "complex"}
-        raise TypeError(f"wt.{fn}: not supported for {dt.name}; it accepts "
-                        f"{', '.join(allowed[k] for k in kinds)} dtypes")
+        raise TypeError(f"wt.{fn}: not supported for {dt.name} on any device; it accepts "
+                        f"{', '.join(_KIND_NAMES[k] for k in kinds)} dtypes (cast the input "
+                        f"with wt.astype, or see wt.casting_mode)")
+
+
+def check_supported(dt: _d.DType, fn: str) -> None:
+    """``dt`` must be a dtype public function ``fn`` accepts (the table ``ops.function_kinds``,
+    which ``wt.function_supported_dtypes`` reads)."""
+    check_kind(dt, _ops.function_kinds(fn), fn)
 
 
 # -- axis names -----------------------------------------------------------------------------------

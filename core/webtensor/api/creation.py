@@ -8,6 +8,7 @@ import sys
 
 from .. import _validate
 from .. import dtypes as _d
+from .. import ops as _ops
 from .. import promotion as _p
 from .. import shape as _s
 from ..backends.base import computes_in_float64
@@ -73,8 +74,8 @@ def _infer(leaves, fn: str, tensors=()):
                 continue
             raise TypeError(f"wt.{fn}: cannot convert {v!r} ({type(v).__name__}) to a tensor "
                             f"element; use bool, int, float or complex values")
-    if not sample:  # an empty sequence: the default float, like NumPy
-        return _d.default_float_dtype(), True
+    if not sample:  # an empty sequence: the global default (the default float, like NumPy)
+        return _d.default_dtype(), True
     # Subclasses (IntEnum, np.float64...) count as their Python base kind here.
     return _p._resolve(tuple(sample), fn)
 
@@ -260,8 +261,8 @@ def frombuffer(buffer, dtype=_d.float32, count=-1, offset=0, *, device=None) -> 
 def _creation_dtype(dtype, fill, fn):
     if dtype is not None:
         return _d.dtype(dtype), False
-    if fill is None:
-        return _d.default_float_dtype(), False
+    if fill is None:  # Ivy's rule: nothing decides, so the global default dtype
+        return _d.default_dtype(), False
     if isinstance(fill, Tensor):
         return fill.dtype, False
     dt, _weak = _p._resolve((fill,), fn)
@@ -269,7 +270,8 @@ def _creation_dtype(dtype, fill, fn):
 
 
 def empty(shape, *, dtype=None, device=None, names=None) -> Tensor:
-    """A new tensor of ``shape`` with unspecified contents (default dtype: the float default)."""
+    """A new tensor of ``shape`` with unspecified contents (default dtype:
+    ``wt.default_dtype()``, the float default unless ``wt.set_default_dtype`` changed it)."""
     shape = _s.as_shape(shape, "empty")
     dt, _ = _creation_dtype(dtype, None, "empty")
     return _empty(shape, dt, as_device(device, "empty"), fn="empty",
@@ -298,14 +300,15 @@ def _full(shape, fill_value, dtype, device, names, fn: str) -> Tensor:
 
 
 def zeros(shape, *, dtype=None, device=None, names=None) -> Tensor:
-    """A tensor of zeros (default dtype: the float default)."""
-    return _full(shape, 0, _d.default_float_dtype() if dtype is None else dtype, device, names,
+    """A tensor of zeros (default dtype: ``wt.default_dtype()``, the float default unless
+    ``wt.set_default_dtype`` changed it)."""
+    return _full(shape, 0, _d.default_dtype() if dtype is None else dtype, device, names,
                  "zeros")
 
 
 def ones(shape, *, dtype=None, device=None, names=None) -> Tensor:
-    """A tensor of ones (default dtype: the float default)."""
-    return _full(shape, 1, _d.default_float_dtype() if dtype is None else dtype, device, names,
+    """A tensor of ones (default dtype: ``wt.default_dtype()``, as ``zeros``)."""
+    return _full(shape, 1, _d.default_dtype() if dtype is None else dtype, device, names,
                  "ones")
 
 
@@ -378,7 +381,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
         dt, _ = _p._resolve((start, stop, step), fn)
     else:
         dt = _d.dtype(dtype)
-    if dt.kind == "b" or dt.kind == "c":
+    if dt.kind not in _ops.function_kinds(fn):
         raise TypeError(f"wt.{fn}: dtype {dt.name} is not supported; use an integer or "
                         f"real floating-point dtype")
     if dt.kind in "iu" and not all_int:
@@ -428,8 +431,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         dt, _ = _p._resolve((start, stop, 1.0), fn)
     else:
         dt = _d.dtype(dtype)
-        if dt.kind == "b":
-            raise TypeError(f"wt.{fn}: dtype bool is not supported")
+        if dt.kind not in _ops.function_kinds(fn):
+            raise TypeError(f"wt.{fn}: dtype {dt.name} is not supported; use a numeric dtype")
         if is_complex and dt.kind != "c":
             raise TypeError(f"wt.{fn}: complex bounds need a complex dtype, got {dt.name}")
     dev = as_device(device, fn)
@@ -451,7 +454,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
-    """A 2-D tensor with ones on the ``k``-th diagonal and zeros elsewhere."""
+    """A 2-D tensor with ones on the ``k``-th diagonal and zeros elsewhere (default dtype:
+    ``wt.default_dtype()``, as ``zeros``)."""
     fn = "eye"
     n_rows = _s._index(n_rows, fn)
     n_cols = n_rows if n_cols is None else _s._index(n_cols, fn)
@@ -543,11 +547,14 @@ def triu(x, /, *, k: int = 0) -> Tensor:
 
 
 def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
-    """A tensor from an object supporting DLPack (``__dlpack__``), read through NumPy.
+    """A tensor from any object implementing DLPack (``__dlpack__``: NumPy, PyTorch, JAX...).
 
-    webtensor keeps its own buffers, so the data is always copied: ``copy=False`` raises
-    BufferError (as the Array API requires when a copy is needed), except for webtensor tensors.
-    Without NumPy, DLPack capsules cannot be read: BufferError naming ``wt.asarray``.
+    CPU memory is shared, not copied, when the tensor lands on the NumPy cpu backend (writes
+    show on both sides; read-only producer memory gives a read-only tensor).  It is copied where
+    sharing is impossible: the pure-Python backend, ``device="webgpu"``, or ``copy=True``; then
+    ``copy=False`` raises BufferError, as the Array API says.  Data on another device (a GPU
+    array) is requested as a CPU copy from its producer.  A webtensor tensor is returned as
+    ``wt.asarray(x, device=device, copy=copy)`` would.
     """
     fn = "from_dlpack"
     if isinstance(x, Tensor):
@@ -555,20 +562,9 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"wt.{fn}: {type(x).__name__} does not support DLPack (no __dlpack__); "
                         f"use wt.asarray for sequences, buffers and NumPy arrays")
-    if copy is False:
-        raise BufferError(f"wt.{fn}: copy=False is impossible; webtensor copies DLPack data "
-                          f"into its own buffers")
-    try:
-        import numpy as np
-    except ImportError:
-        raise BufferError(f"wt.{fn}: reading DLPack needs NumPy, which is not installed; "
-                          f"convert with wt.asarray(x.tolist()) or wt.frombuffer") from None
-    try:
-        arr = np.from_dlpack(x)
-    except (TypeError, RuntimeError, BufferError, ValueError) as e:
-        raise BufferError(f"wt.{fn}: the DLPack export of {type(x).__name__} failed ({e})") \
-            from None
-    return asarray(arr, device=device)
+    from .._dlpack import import_
+
+    return import_(x, device, copy, fn)
 
 
 def diag(v, /, k: int = 0) -> Tensor:

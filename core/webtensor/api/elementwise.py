@@ -10,6 +10,7 @@ from ._common import (
     as_tensor,
     broadcast_all,
     check_kind,
+    check_supported,
     common_device,
     float_dtype_for,
     operand,
@@ -116,7 +117,7 @@ def where(condition, x1=None, x2=None, /):
 def clip(x, /, min=None, max=None):  # noqa: A002 - Array API names
     """Clamp ``x`` to ``[min, max]`` (either may be None); keeps ``x``'s dtype."""
     x = as_tensor(x, "clip")
-    check_kind(x.dtype, "iuf", "clip")
+    check_supported(x.dtype, "clip")
     out = x
     if min is not None:
         out = globals()["maximum"](out, min)

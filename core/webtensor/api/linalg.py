@@ -16,7 +16,7 @@ from __future__ import annotations
 from .. import dtypes as _d
 from .. import shape as _s
 from ..tensor import Tensor, broadcast_view, cast, contiguous, empty, scalar
-from ._common import as_tensor, axis_index, check_kind, merge_names, promote
+from ._common import as_tensor, axis_index, check_kind, check_supported, merge_names, promote
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "einsum", "diagonal", "trace",
            "outer", "inner", "dot", "vdot", "cross", "kron"]
@@ -635,7 +635,7 @@ def cross(x1, x2, /, *, axis: int = -1) -> Tensor:
     """Cross product of 3-element vectors along ``axis``; other dimensions broadcast."""
     fn = "cross"
     dt, weak, device, (a, b) = _as_operands((x1, x2), fn)
-    check_kind(dt, "iufc", fn)
+    check_supported(dt, fn)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"wt.{fn}: needs at least 1-D operands, got shapes {a.shape} and "
                          f"{b.shape}")

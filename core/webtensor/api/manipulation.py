@@ -106,6 +106,10 @@ def _fit_value(value: Tensor, shape, fn: str) -> Tensor:
 def _check_writable(target: Tensor, fn: str) -> None:
     """Broadcast views (stride 0 over a dimension longer than 1) alias their elements, and so
     does every view taken from one (``wt.broadcast_to(b, (2, 3))[1]`` is ``b`` itself)."""
+    if target._readonly == "dlpack":
+        raise ValueError(f"wt.{fn}: the target is read-only: its memory belongs to the "
+                         f"library that shared it through DLPack as read-only; copy it first "
+                         f"with wt.asarray(x, copy=True)")
     if target._readonly:
         raise ValueError(f"wt.{fn}: the target is a read-only broadcast view (from "
                          f"wt.broadcast_to or wt.broadcast_arrays, or a view of one): its rows "

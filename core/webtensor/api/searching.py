@@ -14,7 +14,15 @@ from .. import dtypes as _d
 from ..tensor import Tensor, cast, empty
 from . import _reduce as _r
 from . import elementwise as ew
-from ._common import as_tensor, axes_tuple, axis_index, check_kind, operand, promote
+from ._common import (
+    as_tensor,
+    axes_tuple,
+    axis_index,
+    check_kind,
+    check_supported,
+    operand,
+    promote,
+)
 
 __all__ = ["argmax", "argmin", "nonzero", "searchsorted", "count_nonzero", "argwhere"]
 
@@ -23,7 +31,7 @@ __all__ = ["argmax", "argmin", "nonzero", "searchsorted", "count_nonzero", "argw
 
 def _arg_reduce(op: str, x, axis, keepdims: bool) -> Tensor:
     x = as_tensor(x, op)
-    check_kind(x.dtype, "biuf", op)
+    check_supported(x.dtype, op)
     ndim = x.ndim
     if axis is None:
         x, ax = _r.flatten(x), 0
@@ -162,7 +170,7 @@ def searchsorted(x1, x2, /, *, side: str = "left", sorter=None) -> Tensor:
     if x1.ndim != 1:
         raise ValueError(f"wt.{fn}: x1 must be 1-D (a sorted sequence), got shape {x1.shape}")
     dt, _, device, (x1, x2) = promote(_r.same_device((x1, x2), fn), fn)
-    check_kind(dt, "biuf", fn)
+    check_supported(dt, fn)
     a = cast(x1, dt)
     v = operand(x2, dt, device)
     if sorter is not None:

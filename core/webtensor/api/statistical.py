@@ -25,7 +25,15 @@ from .. import dtypes as _d
 from ..tensor import Tensor, cast, from_values
 from . import _reduce as _r
 from . import elementwise as ew
-from ._common import as_tensor, axes_tuple, axis_index, check_kind, float_dtype_for, promote
+from ._common import (
+    as_tensor,
+    axes_tuple,
+    axis_index,
+    check_kind,
+    check_supported,
+    float_dtype_for,
+    promote,
+)
 from .creation import asarray
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "cumulative_sum",
@@ -70,7 +78,7 @@ def _check_not_empty(x: Tensor, axes, fn: str, fix: str) -> None:
 
 def _extremum(op: str, x, axis, keepdims: bool, initial) -> Tensor:
     x = as_tensor(x, op)
-    check_kind(x.dtype, _REAL, op)
+    check_supported(x.dtype, op)
     axes = axes_tuple(x, axis, op)
     if initial is None:
         _check_not_empty(x, axes, op, "pass initial=<value> or check x.size first")
@@ -282,7 +290,7 @@ def _quantile(x, qs, q_shape, axis, method: str, keepdims: bool, fn: str) -> Ten
     from .sorting import sort_along
 
     x = as_tensor(x, fn)
-    check_kind(x.dtype, "iuf", fn)
+    check_supported(x.dtype, fn)
     if method not in _METHODS:
         raise ValueError(f"wt.{fn}: method={method!r} is not supported; use one of "
                          f"{', '.join(map(repr, _METHODS))}")
@@ -485,7 +493,7 @@ def histogram(x, bins=10, range=None, weights=None, density: bool = False):  # n
     """
     fn = "histogram"
     flat = _r.flatten(as_tensor(x, fn))
-    check_kind(flat.dtype, "iuf", fn)
+    check_supported(flat.dtype, fn)
     if isinstance(bins, str):
         raise TypeError(f"wt.{fn}: bins={bins!r}: string bin estimators are not supported; "
                         f"pass a number of bins or an array of edges")

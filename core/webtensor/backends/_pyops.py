@@ -228,7 +228,17 @@ def _compute_rounder(dt):
 
 def _ffloordiv(a, b, dt):
     r = _compute_rounder(dt)
-    return [_div(x, y) if y == 0 else _divmod(x, y, r)[0] for x, y in zip(a, b)]
+    out = []
+    for x, y in zip(a, b):
+        if y == 0:
+            out.append(_div(x, y))
+        elif _isinf(x) != _isinf(y) and x == x and y == y and x != 0:
+            # Array API (not NumPy): inf // finite and finite // inf are floor(x / y), which is
+            # x / y itself (+-inf or a signed zero)
+            out.append(x / y)
+        else:
+            out.append(_divmod(x, y, r)[0])
+    return out
 
 
 def _fremainder(a, b, dt):
@@ -722,6 +732,17 @@ def _fmin(a, b, dt):
             for x, y in zip(a, b)]
 
 
+def _fmax_num(a, b, dt):
+    """fmax: a NaN operand gives way to the other; otherwise ``_fmax``'s order."""
+    return [y if x != x else x if y != y else
+            x if x > y else y if y > x else (x + y if x == 0 else x) for x, y in zip(a, b)]
+
+
+def _fmin_num(a, b, dt):
+    return [y if x != x else x if y != y else
+            x if x < y else y if y < x else (-(-x - y) if x == 0 else x) for x, y in zip(a, b)]
+
+
 def _lshift(a, b, dt):
     bits = dt.bits
     return [x << y if 0 <= y < bits else 0 for x, y in zip(a, b)]
@@ -794,6 +815,15 @@ BINARY = {
     "minimum": _by_kind(b=lambda a, b, dt: [x and y for x, y in zip(a, b)],
                         i=lambda a, b, dt: [x if x <= y else y for x, y in zip(a, b)],
                         f=_fmin),
+    "fmax": _by_kind(b=lambda a, b, dt: [x or y for x, y in zip(a, b)],
+                     i=lambda a, b, dt: [x if x >= y else y for x, y in zip(a, b)],
+                     f=_fmax_num),
+    "fmin": _by_kind(b=lambda a, b, dt: [x and y for x, y in zip(a, b)],
+                     i=lambda a, b, dt: [x if x <= y else y for x, y in zip(a, b)],
+                     f=_fmin_num),
+    # the exact result (the store wraps it, as NumPy's gcd(INT_MIN, 0) == INT_MIN)
+    "gcd": _by_kind(i=lambda a, b, dt: [math.gcd(x, y) for x, y in zip(a, b)]),
+    "lcm": _by_kind(i=lambda a, b, dt: [math.lcm(x, y) for x, y in zip(a, b)]),
     "atan2": _real_binary(math.atan2),
     "hypot": _real_binary(math.hypot),
     "copysign": _real_binary(_copysign),

@@ -181,6 +181,19 @@ class Backend:
         cells)``; None when this backend has no such fast path (the default)."""
         return None
 
+    def dtype_support(self) -> dict[str, str]:
+        """dtype name -> how this backend computes it: ``"native"`` (here) or ``"cpu"``
+        (routed to the CPU device, transparently).  A dtype missing from the dict is not
+        supported at all (``wt.invalid_dtypes_for``).  Default: all 15 dtypes, natively."""
+        from .. import dtypes as _d
+
+        return dict.fromkeys((dt.name for dt in _d.all_dtypes), "native")
+
+    def native_dtype(self, dtype):
+        """This backend's own object for the webtensor ``dtype`` (NumPy's dtype on the NumPy
+        backend); by default the webtensor dtype itself (backends with no dtype objects)."""
+        return dtype
+
     # -- random ----------------------------------------------------------------------------------
     def random_bits(self, out, key: tuple[int, int], counter: int) -> None:
         """Fill ``out`` (uint32) with Philox-4x32-10 output words for ``key`` from ``counter``."""

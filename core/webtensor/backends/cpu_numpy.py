@@ -350,6 +350,34 @@ def _minimum(a, b):
     return r
 
 
+def _floor_divide(a, b):
+    """np.floor_divide, with the Array API's results for infinite operands: floor(a / b), so
+    inf // 2 is inf and 1 // -inf is -0.0 (NumPy pairs // with % instead: NaN and -1.0)."""
+    r = np.floor_divide(a, b)
+    if r.dtype.kind == "f":
+        special = (np.isinf(a) != np.isinf(b)) & ~np.isnan(a) & ~np.isnan(b) & (a != 0) & (b != 0)
+        if special.any():
+            r = np.where(special, np.divide(a, b), r)
+    return r
+
+
+def _fmax(a, b):
+    """np.fmax (a NaN operand gives way to the other) with -0.0 < +0.0, as ``_maximum``."""
+    r = np.fmax(a, b)
+    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
+        both = (a == 0) & (b == 0)
+        r = np.where(both, a + b, r)
+    return r
+
+
+def _fmin(a, b):
+    r = np.fmin(a, b)
+    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
+        both = (a == 0) & (b == 0)
+        r = np.where(both, -(-a - b), r)
+    return r
+
+
 UNARY = {
     "abs": _abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
     "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "cos": np.cos, "cosh": np.cosh,
@@ -366,8 +394,9 @@ UNARY = {
 
 BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": _multiply, "divide": _divide,
-    "floor_divide": np.floor_divide, "remainder": np.remainder, "pow": _pow,
-    "maximum": _maximum, "minimum": _minimum, "atan2": np.arctan2, "hypot": np.hypot,
+    "floor_divide": _floor_divide, "remainder": np.remainder, "pow": _pow,
+    "maximum": _maximum, "minimum": _minimum, "fmax": _fmax, "fmin": _fmin,
+    "gcd": np.gcd, "lcm": np.lcm, "atan2": np.arctan2, "hypot": np.hypot,
     "copysign": np.copysign, "nextafter": np.nextafter, "logaddexp": np.logaddexp,
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
     "bitwise_left_shift": _shift(np.left_shift, lambda a: 0),
@@ -642,6 +671,17 @@ class NumpyBackend(Backend):
     # -- memory ----------------------------------------------------------------------------------
     def alloc(self, dtype, size):
         return np.empty(size, _STORAGE[dtype])
+
+    def native_dtype(self, dtype):
+        """NumPy's dtype; bfloat16 is ml_dtypes' when that package is installed (NumPy has
+        none: without it, the webtensor dtype, whose values are stored as uint16 bits)."""
+        if dtype is _d.bfloat16:
+            try:
+                import ml_dtypes
+            except ImportError:
+                return dtype
+            return np.dtype(ml_dtypes.bfloat16)
+        return _STORAGE[dtype]
 
     def from_bytes(self, dtype, data):
         return np.frombuffer(bytes(data), dtype=_STORAGE[dtype]).copy()

@@ -75,6 +75,12 @@ PARTIALS = {
                                                ew.equal(ins[0], ins[1]), y),
     "minimum": lambda ins, y: _select_partials(ew.less(ins[0], ins[1]),
                                                ew.equal(ins[0], ins[1]), y),
+    # fmax/fmin: like maximum/minimum, and a NaN operand passes the gradient to the other
+    "fmax": lambda ins, y: _select_partials(
+        ew.logical_or(ew.greater(ins[0], ins[1]), ew.isnan(ins[1])), ew.equal(ins[0], ins[1]),
+        y),
+    "fmin": lambda ins, y: _select_partials(
+        ew.logical_or(ew.less(ins[0], ins[1]), ew.isnan(ins[1])), ew.equal(ins[0], ins[1]), y),
     "atan2": lambda ins, y: _atan2_partials(*ins),
     "hypot": lambda ins, y: (ew.divide(ins[0], y), ew.divide(ins[1], y)),
     "copysign": lambda ins, y: (ew.where(ew.equal(ew.signbit(ins[0]), ew.signbit(ins[1])),
@@ -109,7 +115,7 @@ NONDIFF = frozenset({
     "isfinite", "isinf", "isnan", "signbit", "logical_not", "logical_and", "logical_or",
     "logical_xor", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "bitwise_invert", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-    "bitwise_right_shift", "conj",
+    "bitwise_right_shift", "conj", "gcd", "lcm",
 })
 NONDIFF_PRIMS = frozenset({"arg_reduce", "argsort", "random_bits", "fill", "iota"})
 

@@ -305,8 +305,12 @@ class WebGPUBackend(Backend):
         return {prim: {dt.name: family.capability(prim, dt) for dt in _d.all_dtypes}
                 for prim, family in FAMILIES.items()}
 
+    def dtype_support(self) -> dict[str, str]:
+        """Every dtype: natively in WGSL, or float64/complex128 routed to the CPU."""
+        return {dt.name: "native" if dt in STORAGE_OF else "cpu" for dt in _d.all_dtypes}
+
     def device_info(self) -> dict:
-        dtypes = {dt.name: "native" if dt in STORAGE_OF else "cpu" for dt in _d.all_dtypes}
+        dtypes = self.dtype_support()
         return {
             "device": "webgpu",
             "driver": self.driver.name,

@@ -51,16 +51,28 @@ def _tf(fn: str) -> str:
 
 def _tensor(x, fn: str, arg: str, *, device=None, dtype=None) -> Tensor:
     """``x`` as a tensor; Python data goes to ``device`` (that of the tensors it joins)."""
+    x = _unwrap(x)
     if isinstance(x, Tensor):
         if device is not None and x.device is not device:
             raise ValueError(f"{_tf(fn)}: `{arg}` is on {x.device.name} but the other inputs are "
                              f"on {device.name}; move it with {arg}.to_device(...)")
         return x
+    if dtype is None:
+        from ._casting import as_tensor
+
+        return as_tensor(x, fn, device)  # TensorFlow's int32 / float32 for Python data
     try:
         return wt.asarray(x, dtype=dtype, device=device)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, OverflowError) as e:
         raise TypeError(f"{_tf(fn)}: `{arg}` must be a tensor or a nested list of numbers, got "
                         f"{type(x).__name__} ({e})") from None
+
+
+def _unwrap(x):
+    """A tf.Variable's current value; anything else unchanged."""
+    from ._variables import Variable
+
+    return x.value() if isinstance(x, Variable) else x
 
 
 def _int_tensor(x, fn: str, arg: str, *, device=None) -> Tensor:
@@ -74,6 +86,7 @@ def _int_tensor(x, fn: str, arg: str, *, device=None) -> Tensor:
 
 def _host_ints(x, fn: str, arg: str) -> list:
     """Small integer parameters (shapes, block sizes, paddings) as nested Python ints."""
+    x = _unwrap(x)
     if isinstance(x, Tensor):
         if x.dtype.kind not in "iu":
             raise TypeError(f"{_tf(fn)}: `{arg}` must hold integers, got {x.dtype.name}")

@@ -209,7 +209,7 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
         raise InvalidArgumentError(f"tf.{fn}", f"condition must be a bool tensor, got "
                                                f"{cond.dtype.name}; compare first, e.g. "
                                                f"tf.not_equal(c, 0)")
-    a, b = _operands(fn, [x, y], ("x", "y"))
+    a, b = _operands(fn, [x, y], ("x", "y"), device=cond.device)
     out = wt.where(cond, a, b)
     return out
 

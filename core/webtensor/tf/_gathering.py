@@ -175,21 +175,54 @@ def _unravel(pos: int, shape) -> tuple:
 
 # -- gather --------------------------------------------------------------------------------------
 
-def gather(params, indices, validate_indices=None, name=None, axis=0) -> Tensor:
+def gather(params, indices, validate_indices=None, name=None, axis=None,
+           batch_dims=0) -> Tensor:
     """Slices of ``params`` along ``axis`` at ``indices``: the result has shape
-    ``params.shape[:axis] + indices.shape + params.shape[axis + 1:]``."""
+    ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]``.
+
+    With ``batch_dims=b`` the first ``b`` dimensions of ``params`` and ``indices`` are batch
+    dimensions (equal sizes), and each batch gathers from its own slice; ``axis`` defaults to
+    ``batch_dims`` and must not be smaller."""
     fn = "gather"
     params = _tensor(params, fn, "params")
     indices = _int_tensor(indices, fn, "indices", device=params.device)
     if params.ndim == 0:
         raise InvalidArgumentError(_tf(fn), "`params` must be at least 1-D, got a scalar; "
                                    "wrap it with tf.reshape(params, [1])")
-    ax = _axis(axis, params.ndim, fn)
+    b = _host_int(batch_dims, fn, "batch_dims")
+    if not -indices.ndim <= b <= indices.ndim if indices.ndim else b != 0:
+        raise InvalidArgumentError(_tf(fn), f"expected batch_dims in the range "
+                                   f"[{-indices.ndim}, {indices.ndim}], but got {b}")
+    # (axis defaults to batch_dims as given: -1 means params' last dimension)
+    ax = _axis(b if axis is None else axis, params.ndim, fn)
+    b = b + indices.ndim if b < 0 else b
+    if b > ax:
+        raise InvalidArgumentError(_tf(fn), f"batch_dims ({b}) must be less than or equal to "
+                                   f"axis ({ax})")
+    for d in range(b):
+        if params.shape[d] != indices.shape[d]:
+            raise InvalidArgumentError(_tf(fn), f"params.shape[{d}]: {params.shape[d]} should "
+                                       f"be equal to indices.shape[{d}]: {indices.shape[d]} "
+                                       f"(a batch dimension)")
     _check_indices(indices, params.shape[ax], fn, "indices", f"params.shape[{ax}]")
-    idx = wt.reshape(wt.astype(indices, wt.int64), (indices.size,))
-    out = wt.take(params, idx, axis=ax)
-    shape = params.shape[:ax] + indices.shape + params.shape[ax + 1:]
-    return wt.reshape(out, shape)
+    shape = params.shape[:ax] + indices.shape[b:] + params.shape[ax + 1:]
+    idx = wt.astype(indices, wt.int64)
+    if b == 0:
+        out = wt.take(params, wt.reshape(idx, (indices.size,)), axis=ax)
+        return wt.reshape(out, shape)
+    # Batches: fold each batch's dimension `ax` into one axis of size B * A, offset every
+    # batch's indices by its start there, and gather once.
+    batch = math.prod(params.shape[:b])
+    size, pre = params.shape[ax], math.prod(params.shape[b:ax])
+    post = math.prod(params.shape[ax + 1:])
+    per_batch = math.prod(indices.shape[b:])
+    source = wt.reshape(params, (batch, pre, size, post))
+    source = wt.reshape(wt.permute_dims(source, (0, 2, 1, 3)), (batch * size, pre, post))
+    starts = wt.reshape(wt.arange(batch, dtype=wt.int64, device=params.device) * size,
+                        (batch, 1))
+    flat = wt.reshape(wt.reshape(idx, (batch, per_batch)) + starts, (batch * per_batch,))
+    out = wt.reshape(wt.take(source, flat, axis=0), (batch, per_batch, pre, post))
+    return wt.reshape(wt.permute_dims(out, (0, 2, 1, 3)), shape)
 
 
 def _flat_nd_index(indices: Tensor, dims, fn: str, arg: str) -> Tensor:

@@ -101,10 +101,12 @@ def _device(values):
     return next((v.device for v in values if isinstance(v, Tensor)), None)
 
 
-def _operands(fn: str, values: list, args: tuple, *, first_fixes: bool = False) -> list:
-    """The operands of a multi-input op as tensors with TensorFlow's dtype rule (module doc)."""
+def _operands(fn: str, values: list, args: tuple, *, first_fixes: bool = False,
+              device=None) -> list:
+    """The operands of a multi-input op as tensors with TensorFlow's dtype rule (module doc);
+    Python data goes to the first tensor's device (else ``device``, else the default)."""
     values = [unwrap(v) for v in values]
-    device = _device(values)
+    device = _device(values) or device
     if wt.get_promotion_mode() in WEAK_MODES:
         return [as_tensor(v, fn, device) for v in values]
     tensors = [v for v in values if isinstance(v, Tensor)]

@@ -68,9 +68,9 @@ def as_tensor(value, fn: str, device=None) -> Tensor:
     in the modes that have weak tensors), on ``device`` when given."""
     if value.__class__ is Tensor:
         return value
-    from ._variables import Variable
+    from ._variables import _ReadsAsTensor
 
-    if isinstance(value, Variable):
+    if isinstance(value, _ReadsAsTensor):  # a Variable or a slice of one
         return value.value()
     if _has_strings(value):
         raise TypeError(f"tf.{fn}: webtensor has no string dtype, so {value!r:.60} cannot be a "
@@ -88,9 +88,9 @@ def as_tensor(value, fn: str, device=None) -> Tensor:
 
 def unwrap(value):
     """A tf.Variable's current value; anything else unchanged."""
-    from ._variables import Variable
+    from ._variables import _ReadsAsTensor
 
-    return value.value() if isinstance(value, Variable) else value
+    return value.value() if isinstance(value, _ReadsAsTensor) else value
 
 
 def _has_strings(value) -> bool:

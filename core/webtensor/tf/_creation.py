@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from ..tensor import cast as _retag
 from ._casting import as_dtype, as_tensor, python_dtype, unwrap
 from ._math_ops import _operands
-from ._variables import Variable, _check_python_data
+from ._variables import _check_python_data, _ReadsAsTensor
 from .errors import InvalidArgumentError
 
 __all__ = ["convert_to_tensor", "is_tensor", "identity", "zeros", "ones", "zeros_like",
@@ -66,7 +66,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
 
 def is_tensor(x) -> bool:
     """True for tensors and ``tf.Variable``s (not for NumPy arrays or Python data)."""
-    return isinstance(x, (Tensor, Variable))
+    return isinstance(x, (Tensor, _ReadsAsTensor))
 
 
 def identity(input, name=None) -> Tensor:  # noqa: A002 - TensorFlow's argument name

@@ -70,9 +70,9 @@ def _tensor(x, fn: str, arg: str, *, device=None, dtype=None) -> Tensor:
 
 def _unwrap(x):
     """A tf.Variable's current value; anything else unchanged."""
-    from ._variables import Variable
+    from ._variables import _ReadsAsTensor
 
-    return x.value() if isinstance(x, Variable) else x
+    return x.value() if isinstance(x, _ReadsAsTensor) else x
 
 
 def _int_tensor(x, fn: str, arg: str, *, device=None) -> Tensor:

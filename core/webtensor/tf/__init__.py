@@ -8,6 +8,7 @@ creation and conversion, the tensor transformations, quantization, ``constant``/
 from TensorFlow.
 """
 
+from .. import __version__ as _wt_version
 from .. import _validate
 from . import (
     _casting,
@@ -22,6 +23,9 @@ from . import (
     _variables,
     errors,
 )
+
+# The TensorFlow API level imitated, with webtensor's own version as the local part.
+__version__ = f"2.20.0+webtensor.{_wt_version}"
 
 __all__: list[str] = []
 for _module in (_dtypes, _casting, _shapes, _joining, _gathering, _spatial, _quantization,

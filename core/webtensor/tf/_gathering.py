@@ -480,6 +480,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if n < 0:
         raise InvalidArgumentError(_tf(fn), f"`depth` must be non-negative, got {n}")
     given = {}
+    on_value, off_value = _unwrap(on_value), _unwrap(off_value)
     for arg, value in (("on_value", on_value), ("off_value", off_value)):
         if value is None:
             continue

@@ -23,7 +23,7 @@ import webtensor as wt
 
 from .. import dtypes as _d
 from ..tensor import Tensor
-from ._gathering import _axis, _host_int, _tensor, _tf
+from ._gathering import _axis, _host_int, _tensor, _tf, _unwrap
 from .errors import InvalidArgumentError, UnimplementedError
 
 __all__ = [
@@ -76,6 +76,7 @@ def _mode(mode, fn: str) -> str:
 
 def _host_float(x, fn: str, arg: str) -> float:
     """A float32 scalar parameter (Python number or one-element tensor) as a Python float."""
+    x = _unwrap(x)
     if isinstance(x, (list, tuple)):
         x = wt.asarray(x, dtype=wt.float32)
     if isinstance(x, Tensor):
@@ -174,6 +175,7 @@ _ROUND_MODES = ("HALF_AWAY_FROM_ZERO", "HALF_TO_EVEN")
 
 def _axis_ranges(value, n: int, fn: str, arg: str) -> list:
     """Per-slice range ends: ``value`` must hold exactly ``n`` floats (1-D)."""
+    value = _unwrap(value)
     if isinstance(value, Tensor):
         values = value.tolist() if value.ndim == 1 else None
     elif isinstance(value, (list, tuple)):
@@ -495,6 +497,7 @@ def _channel_ranges(lo, hi, x: Tensor, fn: str):
 
 
 def _channel_values(v, d: int, fn: str, arg: str) -> list:
+    v = _unwrap(v)
     t = v if isinstance(v, Tensor) else wt.asarray(v, dtype=wt.float32)
     if t.shape != (d,):
         raise InvalidArgumentError(_tf(fn), f"`{arg}` must have shape [{d}] (one value per "

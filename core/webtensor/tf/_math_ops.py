@@ -80,9 +80,9 @@ def _describe(allowed: frozenset) -> str:
 
 def _require(t: Tensor, allowed: frozenset, fn: str, arg: str) -> Tensor:
     if t.dtype not in allowed:
-        raise InvalidArgumentError(f"tf.{fn}", f"`{arg}` has dtype {t.dtype.name}, which tf.{fn} "
-                                               f"does not take (it takes {_describe(allowed)}); "
-                                               f"convert it with tf.cast")
+        raise InvalidArgumentError(f"tf.{fn}", f"`{arg}` has dtype {t.dtype.name}, which this "
+                                               f"op does not take (it takes "
+                                               f"{_describe(allowed)}); convert it with tf.cast")
     return t
 
 

@@ -21,8 +21,8 @@ import webtensor as wt
 
 from ...tensor import Tensor
 from ...tensor import cast as _retag
+from .. import experimental_enable_numpy_behavior  # (wt.tf's, arguments checked)
 from .._casting import WEAK_MODES, python_dtype, unwrap
-from .._variables import experimental_enable_numpy_behavior
 
 ndarray = Tensor
 

@@ -45,7 +45,10 @@ KINDS = {
 # wt.tf's parameter names (TensorFlow's)
 TF_KINDS = {
     **dict.fromkeys(("input", "tensor", "params", "data", "value", "values", "indices",
-                     "partitions", "lengths", "seq_lengths", "updates", "mask"), "tensor"),
+                     "partitions", "lengths", "seq_lengths", "updates", "mask", "x", "y",
+                     "x1", "x2", "a", "b", "t", "input_tensor", "logits", "condition"),
+                    "tensor"),
+    "keepdims": "flag", "dims": "ints",
     **dict.fromkeys(("depth", "num_partitions", "block_size"), "tf_count"),
     **dict.fromkeys(("axis", "batch_dims", "seq_axis", "batch_axis"), "int"),
     **dict.fromkeys(("multiples", "begin", "size", "paddings", "perm", "shape"), "ints"),
@@ -129,6 +132,29 @@ OVERRIDES = {
     "tf.space_to_batch": lambda d: ([wt.ones((1, 2, 2, 1), device=d), [[0, 0], [0, 0]], 2], {}),
     "tf.batch_to_space": lambda d: ([wt.ones((4, 1, 1, 1), device=d), [[0, 0], [0, 0]], 2], {}),
     "tf.Variable": lambda d: ([_vec3(d)], {}),
+    "tf.cast": lambda d: ([_vec3(d), wt.int32], {}),
+    "tf.setdiff1d": lambda d: ([_vec3(d), _vec3(d)], {}),
+    "tf.unique_with_counts": lambda d: ([_vec3(d)], {}),
+    "tf.is_tensor": None,  # takes anything (answers False)
+    # wt.tf's math ops: bool / integer inputs where TensorFlow requires them
+    **dict.fromkeys(("tf.logical_and", "tf.logical_or", "tf.math.logical_xor"),
+                    lambda d: ([wt.asarray([True, False], device=d),
+                                wt.asarray([True, True], device=d)], {})),
+    **dict.fromkeys(("tf.logical_not", "tf.reduce_any", "tf.reduce_all"),
+                    lambda d: ([wt.asarray([True, False], device=d)], {})),
+    "tf.math.invert_permutation": lambda d: ([wt.asarray([1, 0], dtype=wt.int32, device=d)],
+                                             {}),
+    "tf.tensordot": lambda d: ([wt.ones((2, 2), device=d), wt.ones((2, 2), device=d), 1], {}),
+    "tf.matmul": lambda d: ([wt.ones((2, 2), device=d), wt.ones((2, 2), device=d)], {}),
+    "tf.scalar_mul": lambda d: ([2.0, _vec3(d)], {}),
+    "tf.add_n": lambda d: ([[_vec3(d), _vec3(d)]], {}),
+    "tf.math.polyval": lambda d: ([[1.0, 2.0], _vec3(d)], {}),
+    "tf.where": lambda d: ([wt.asarray([True, False], device=d), 1.0, 2.0], {}),
+    "tf.clip_by_value": lambda d: ([_vec3(d), 1.0, 2.0], {}),
+    "tf.fill": lambda d: ([[2], 1.0], {}),
+    "tf.range": lambda d: ([3], {}),
+    "tf.zeros": lambda d: ([[2]], {}),
+    "tf.ones": lambda d: ([[2]], {}),
 
     "asarray": lambda d: ([[1.0, 2.0]], {}), "tensor": lambda d: ([[1.0, 2.0]], {}),
     "arange": lambda d: ([3], {}), "linspace": lambda d: ([0, 1, 3], {}),
@@ -164,6 +190,9 @@ def collect():
                 out.append((prefix + name, fn))
     out += [("tf." + name, getattr(wt.tf, name)) for name in wt.tf.__all__
             if callable(getattr(wt.tf, name)) and not isinstance(getattr(wt.tf, name), type)]
+    # the math ops only tf.math has (the others are the top-level functions above)
+    out += [("tf.math." + name, getattr(wt.tf.math, name)) for name in wt.tf.math.__all__
+            if name not in wt.tf.__all__]
     return out
 
 

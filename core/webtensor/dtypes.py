@@ -184,6 +184,9 @@ _as_dtype = dtype  # for functions whose `dtype` parameter shadows the function
 
 def _from_foreign(x) -> DType | None:
     """NumPy dtypes / scalar types / arrays and other objects carrying ``.dtype``."""
+    own = getattr(x, "__webtensor_dtype__", None)  # a front end's dtype (wt.tf.qint8 -> int8)
+    if own.__class__ is DType:
+        return own
     inner = getattr(x, "dtype", None)
     if inner is not None and inner is not x:
         if inner.__class__ is DType:

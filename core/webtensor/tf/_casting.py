@@ -17,6 +17,8 @@ from fractions import Fraction
 import webtensor as wt
 
 from ..tensor import Tensor
+from ..tensor import cast as _retag
+from . import _dtypes as _tfd
 from .errors import InvalidArgumentError
 
 __all__ = ["string_to_number", "to_double", "to_float", "to_bfloat16", "to_int32", "to_int64",
@@ -25,23 +27,70 @@ __all__ = ["string_to_number", "to_double", "to_float", "to_bfloat16", "to_int32
 
 # -- shared argument helpers (used by the other webtensor.tf modules) ----------------------------
 
+# Promotion modes in which TensorFlow (or webtensor's default, JAX-like mode) has weak tensors:
+# there Python data becomes a weak tensor.  In the others ("numpy" = TF's legacy NumPy
+# behaviour, "strict" = TF's default) it is a strong int32 / float32 / complex128 tensor.
+WEAK_MODES = frozenset(("standard", "all", "safe"))
+_INT32_RANGE = (-2 ** 31, 2 ** 31 - 1)
+
+
+def _python_leaves(value, out: list) -> bool:
+    """Collect the leaves of nested lists/tuples of Python scalars; False if any leaf is not
+    one (a tensor, an array, a NumPy scalar...)."""
+    if isinstance(value, (list, tuple)):
+        return all(_python_leaves(v, out) for v in value)
+    if value.__class__ in (bool, int, float, complex):
+        out.append(value)
+        return True
+    return False
+
+
+def python_dtype(value):
+    """TensorFlow's dtype for Python data (``convert_to_tensor``'s inference): bool, int32
+    (int64 when a value does not fit), float32, complex128; None for anything else."""
+    leaves: list = []
+    if not _python_leaves(value, leaves) or not leaves:
+        return None if leaves or not isinstance(value, (list, tuple)) else wt.float32
+    classes = {v.__class__ for v in leaves}
+    if complex in classes:
+        return wt.complex128
+    if float in classes:
+        return wt.float32
+    if int in classes:
+        low, high = _INT32_RANGE
+        return wt.int32 if all(low <= v <= high for v in leaves) else wt.int64
+    return wt.bool
+
+
 def as_tensor(value, fn: str, device=None) -> Tensor:
-    """``value`` as a Tensor: tensors pass through, Variables give their value, Python data and
-    NumPy arrays go through ``wt.asarray`` (onto ``device`` when given)."""
+    """``value`` as a Tensor: tensors pass through, Variables give their value, NumPy data
+    keeps its dtype, and Python data gets TensorFlow's dtype (int32, float32, complex128; weak
+    in the modes that have weak tensors), on ``device`` when given."""
     if value.__class__ is Tensor:
         return value
-    from ._variables import Variable
+    from ._variables import _ReadsAsTensor
 
-    if isinstance(value, Variable):
+    if isinstance(value, _ReadsAsTensor):  # a Variable or a slice of one
         return value.value()
     if _has_strings(value):
-        raise TypeError(f"tf.{fn}: webtensor has no string dtype, so {value!r} cannot be a "
+        raise TypeError(f"tf.{fn}: webtensor has no string dtype, so {value!r:.60} cannot be a "
                         f"tensor; parse strings with tf.string_to_number first")
+    dt = python_dtype(value)
     try:
-        return wt.asarray(value, device=device)
-    except (TypeError, ValueError) as e:
+        t = wt.asarray(value, dtype=dt, device=device)
+        if dt is not None and dt is not wt.bool and wt.get_promotion_mode() in WEAK_MODES:
+            t = _retag(t, dt, weak=True)  # TensorFlow's WeakTensor (i32*, f32*, c128*)
+        return t
+    except (TypeError, ValueError, OverflowError) as e:
         raise TypeError(f"tf.{fn}: cannot convert {type(value).__name__} to a tensor: {e}") \
             from None
+
+
+def unwrap(value):
+    """A tf.Variable's current value; anything else unchanged."""
+    from ._variables import _ReadsAsTensor
+
+    return value.value() if isinstance(value, _ReadsAsTensor) else value
 
 
 def _has_strings(value) -> bool:
@@ -51,14 +100,26 @@ def _has_strings(value) -> bool:
 
 
 def as_dtype(dtype, fn: str, arg: str = "dtype") -> wt.DType:
-    """A webtensor dtype from anything ``wt.dtype`` accepts (TF names such as "half" too)."""
+    """The webtensor dtype that stores ``dtype``: a ``tf.DType`` (``tf.qint8`` gives int8), a
+    TensorFlow name (``"half"``, ``"quint8"``) or anything ``wt.dtype`` accepts."""
     if dtype is None:
-        raise TypeError(f"tf.{fn}: {arg} is required; pass a dtype such as wt.float32")
+        raise TypeError(f"tf.{fn}: {arg} is required; pass a dtype such as tf.float32")
+    if isinstance(dtype, str) and dtype.strip().lower() in _tfd.NAMES:
+        dtype = _tfd.as_dtype(dtype)
+    if dtype.__class__ is _tfd.DType:
+        try:
+            return dtype.storage
+        except TypeError as e:
+            raise TypeError(f"tf.{fn}: {arg}=tf.string is not supported: {e}") from None
+    if isinstance(dtype, bool) or not isinstance(dtype, (str, type)) and \
+            hasattr(dtype, "shape") and not hasattr(dtype, "fields"):
+        raise TypeError(f"tf.{fn}: {arg}={dtype!r:.60} is a value, not a data type; pass a "
+                        f"dtype such as tf.float32 (or x.dtype)")
     try:
         return wt.dtype(dtype)
     except TypeError:
-        raise TypeError(f"tf.{fn}: {arg}={dtype!r} is not a data type; pass one such as "
-                        f"wt.float32, wt.int32 or 'int64'") from None
+        raise TypeError(f"tf.{fn}: {arg}={dtype!r:.60} is not a data type; pass one such as "
+                        f"tf.float32, tf.int32 or 'int64'") from None
 
 
 def index_dtype(out_type, fn: str, arg: str = "out_type") -> wt.DType:
@@ -77,6 +138,7 @@ def _int_value(v, fn: str, arg: str) -> int:
 
 def int_scalar(value, fn: str, arg: str) -> int:
     """A Python int from an int, a NumPy integer or a 0-d integer tensor."""
+    value = unwrap(value)
     if isinstance(value, Tensor):
         if value.dtype.kind not in "iu":
             raise TypeError(f"tf.{fn}: {arg} must be an integer tensor, got {value.dtype.name}")
@@ -89,6 +151,7 @@ def int_scalar(value, fn: str, arg: str) -> int:
 
 def int_list(value, fn: str, arg: str) -> list[int]:
     """Python ints from a list/tuple of ints or a 1-D integer tensor / array (TF's int vectors)."""
+    value = unwrap(value)
     if isinstance(value, Tensor) or hasattr(value, "__array_interface__"):
         t = value if isinstance(value, Tensor) else wt.asarray(value)
         if t.dtype.kind not in "iu":

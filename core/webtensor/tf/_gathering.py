@@ -51,16 +51,28 @@ def _tf(fn: str) -> str:
 
 def _tensor(x, fn: str, arg: str, *, device=None, dtype=None) -> Tensor:
     """``x`` as a tensor; Python data goes to ``device`` (that of the tensors it joins)."""
+    x = _unwrap(x)
     if isinstance(x, Tensor):
         if device is not None and x.device is not device:
             raise ValueError(f"{_tf(fn)}: `{arg}` is on {x.device.name} but the other inputs are "
                              f"on {device.name}; move it with {arg}.to_device(...)")
         return x
+    if dtype is None:
+        from ._casting import as_tensor
+
+        return as_tensor(x, fn, device)  # TensorFlow's int32 / float32 for Python data
     try:
         return wt.asarray(x, dtype=dtype, device=device)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, OverflowError) as e:
         raise TypeError(f"{_tf(fn)}: `{arg}` must be a tensor or a nested list of numbers, got "
                         f"{type(x).__name__} ({e})") from None
+
+
+def _unwrap(x):
+    """A tf.Variable's current value; anything else unchanged."""
+    from ._variables import _ReadsAsTensor
+
+    return x.value() if isinstance(x, _ReadsAsTensor) else x
 
 
 def _int_tensor(x, fn: str, arg: str, *, device=None) -> Tensor:
@@ -74,6 +86,7 @@ def _int_tensor(x, fn: str, arg: str, *, device=None) -> Tensor:
 
 def _host_ints(x, fn: str, arg: str) -> list:
     """Small integer parameters (shapes, block sizes, paddings) as nested Python ints."""
+    x = _unwrap(x)
     if isinstance(x, Tensor):
         if x.dtype.kind not in "iu":
             raise TypeError(f"{_tf(fn)}: `{arg}` must hold integers, got {x.dtype.name}")
@@ -162,21 +175,54 @@ def _unravel(pos: int, shape) -> tuple:
 
 # -- gather --------------------------------------------------------------------------------------
 
-def gather(params, indices, validate_indices=None, name=None, axis=0) -> Tensor:
+def gather(params, indices, validate_indices=None, name=None, axis=None,
+           batch_dims=0) -> Tensor:
     """Slices of ``params`` along ``axis`` at ``indices``: the result has shape
-    ``params.shape[:axis] + indices.shape + params.shape[axis + 1:]``."""
+    ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]``.
+
+    With ``batch_dims=b`` the first ``b`` dimensions of ``params`` and ``indices`` are batch
+    dimensions (equal sizes), and each batch gathers from its own slice; ``axis`` defaults to
+    ``batch_dims`` and must not be smaller."""
     fn = "gather"
     params = _tensor(params, fn, "params")
     indices = _int_tensor(indices, fn, "indices", device=params.device)
     if params.ndim == 0:
         raise InvalidArgumentError(_tf(fn), "`params` must be at least 1-D, got a scalar; "
                                    "wrap it with tf.reshape(params, [1])")
-    ax = _axis(axis, params.ndim, fn)
+    b = _host_int(batch_dims, fn, "batch_dims")
+    if not -indices.ndim <= b <= indices.ndim if indices.ndim else b != 0:
+        raise InvalidArgumentError(_tf(fn), f"expected batch_dims in the range "
+                                   f"[{-indices.ndim}, {indices.ndim}], but got {b}")
+    # (axis defaults to batch_dims as given: -1 means params' last dimension)
+    ax = _axis(b if axis is None else axis, params.ndim, fn)
+    b = b + indices.ndim if b < 0 else b
+    if b > ax:
+        raise InvalidArgumentError(_tf(fn), f"batch_dims ({b}) must be less than or equal to "
+                                   f"axis ({ax})")
+    for d in range(b):
+        if params.shape[d] != indices.shape[d]:
+            raise InvalidArgumentError(_tf(fn), f"params.shape[{d}]: {params.shape[d]} should "
+                                       f"be equal to indices.shape[{d}]: {indices.shape[d]} "
+                                       f"(a batch dimension)")
     _check_indices(indices, params.shape[ax], fn, "indices", f"params.shape[{ax}]")
-    idx = wt.reshape(wt.astype(indices, wt.int64), (indices.size,))
-    out = wt.take(params, idx, axis=ax)
-    shape = params.shape[:ax] + indices.shape + params.shape[ax + 1:]
-    return wt.reshape(out, shape)
+    shape = params.shape[:ax] + indices.shape[b:] + params.shape[ax + 1:]
+    idx = wt.astype(indices, wt.int64)
+    if b == 0:
+        out = wt.take(params, wt.reshape(idx, (indices.size,)), axis=ax)
+        return wt.reshape(out, shape)
+    # Batches: fold each batch's dimension `ax` into one axis of size B * A, offset every
+    # batch's indices by its start there, and gather once.
+    batch = math.prod(params.shape[:b])
+    size, pre = params.shape[ax], math.prod(params.shape[b:ax])
+    post = math.prod(params.shape[ax + 1:])
+    per_batch = math.prod(indices.shape[b:])
+    source = wt.reshape(params, (batch, pre, size, post))
+    source = wt.reshape(wt.permute_dims(source, (0, 2, 1, 3)), (batch * size, pre, post))
+    starts = wt.reshape(wt.arange(batch, dtype=wt.int64, device=params.device) * size,
+                        (batch, 1))
+    flat = wt.reshape(wt.reshape(idx, (batch, per_batch)) + starts, (batch * per_batch,))
+    out = wt.reshape(wt.take(source, flat, axis=0), (batch, per_batch, pre, post))
+    return wt.reshape(wt.permute_dims(out, (0, 2, 1, 3)), shape)
 
 
 def _flat_nd_index(indices: Tensor, dims, fn: str, arg: str) -> Tensor:
@@ -434,6 +480,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if n < 0:
         raise InvalidArgumentError(_tf(fn), f"`depth` must be non-negative, got {n}")
     given = {}
+    on_value, off_value = _unwrap(on_value), _unwrap(off_value)
     for arg, value in (("on_value", on_value), ("off_value", off_value)):
         if value is None:
             continue

@@ -13,7 +13,7 @@ import builtins
 import webtensor as wt
 
 from ..tensor import Tensor
-from ._casting import as_tensor, check_axis, int_list, int_scalar
+from ._casting import as_tensor, check_axis, int_list, int_scalar, unwrap
 from .errors import InvalidArgumentError
 
 __all__ = ["slice", "strided_slice", "split", "tile", "pad", "concat", "concat_v2", "stack",
@@ -194,6 +194,8 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tens
     if mode_name not in _PAD_MODES:
         raise ValueError(f"tf.{fn}: unknown padding mode {mode!r}; use 'CONSTANT', 'REFLECT' or "
                          f"'SYMMETRIC'")
+    paddings = unwrap(paddings)
+    constant_values = unwrap(constant_values)
     if isinstance(paddings, Tensor):
         if paddings.shape != (x.ndim, 2):
             raise InvalidArgumentError(f"tf.{fn}", f"paddings must have shape [{x.ndim}, 2] for "
@@ -351,6 +353,7 @@ def unpack(value, num=None, axis=0, name="unpack") -> list[Tensor]:
 
 def _reverse(tensor, axis, fn: str) -> Tensor:
     x = as_tensor(tensor, fn)
+    axis = unwrap(axis)
     if isinstance(axis, bool) or (isinstance(axis, (list, tuple)) and any(
             isinstance(a, bool) for a in axis)) or (
             isinstance(axis, Tensor) and axis.dtype is wt.bool):
@@ -464,6 +467,15 @@ def _rows(value: Tensor, loc, update, fn: str):
 
 
 def _inplace(value, loc, update, fn: str, sign: int) -> Tensor:
+    from ._variables import Variable
+
+    update = unwrap(update)
+    if isinstance(value, Variable):
+        # a variable's earlier values never change: update a copy, which becomes its value
+        new = wt.asarray(value.value(), copy=True)
+        _inplace(new, loc, update, fn, sign)
+        value.assign(new)
+        return value
     if sign and isinstance(value, Tensor) and value.dtype is wt.bool:
         raise TypeError(f"tf.{fn}: bool tensors cannot be added to; use alias_inplace_update")
     rows, upd = _rows(value, loc, update, fn)

@@ -23,8 +23,8 @@ import webtensor as wt
 
 from .. import dtypes as _d
 from ..tensor import Tensor
-from ._gathering import _axis, _host_int, _tensor, _tf
-from .errors import InvalidArgumentError
+from ._gathering import _axis, _host_int, _tensor, _tf, _unwrap
+from .errors import InvalidArgumentError, UnimplementedError
 
 __all__ = [
     "dequantize",
@@ -76,6 +76,7 @@ def _mode(mode, fn: str) -> str:
 
 def _host_float(x, fn: str, arg: str) -> float:
     """A float32 scalar parameter (Python number or one-element tensor) as a Python float."""
+    x = _unwrap(x)
     if isinstance(x, (list, tuple)):
         x = wt.asarray(x, dtype=wt.float32)
     if isinstance(x, Tensor):
@@ -119,11 +120,12 @@ def _bounds(dt) -> tuple:
 
 # -- quantize_v2 / dequantize ----------------------------------------------------------------
 
-def _adjusted_range(lo: float, hi: float) -> tuple:
-    """TensorFlow widens the requested range to contain 0 and to span at least 1/100 of the
-    largest magnitude, so that the quantized buffer is never degenerate."""
+def _adjusted_range(lo: float, hi: float, minimum_range: float = 0.01) -> tuple:
+    """TensorFlow widens the requested range to contain 0 and to span at least
+    ``ensure_minimum_range`` times the largest magnitude (at least 1), so that the quantized
+    buffer is never degenerate."""
     lo_adj = min(0.0, lo)
-    epsilon = f32(max(1.0, max(abs(lo), abs(hi))) / 100.0)
+    epsilon = f32(max(1.0, max(abs(lo), abs(hi))) * f32(minimum_range))
     hi_adj = max(0.0, max(hi, f32(lo_adj + epsilon)))
     return lo_adj, hi_adj
 
@@ -157,9 +159,10 @@ def _min_first_dequantize(q: Tensor, lo: float, hi: float) -> Tensor:
 
 def _scaled_factor(dt, lo: float, hi: float, narrow_range: bool) -> tuple:
     """SCALED mode's symmetric scale (TensorFlow >= 1.15): the largest factor that maps
-    ``[lo, hi]`` inside the integer range, and the integer range's ends."""
+    ``[lo, hi]`` inside the integer range (one step narrower with ``narrow_range``), and the
+    integer range's ends."""
     low_q, high_q = _bounds(dt)
-    if low_q and narrow_range:
+    if narrow_range:
         low_q += 1
     # C++ converts the integers to float before dividing: f32() them first.
     from_min = f32(f32(low_q) / lo) if low_q * lo > 0 else _FLOAT32_MAX
@@ -167,41 +170,114 @@ def _scaled_factor(dt, lo: float, hi: float, narrow_range: bool) -> tuple:
     return min(from_min, from_max), low_q, high_q
 
 
-def quantize_v2(input, min_range, max_range, T, mode=None, name=None,
-                narrow_range=False) -> tuple:
+_ROUND_MODES = ("HALF_AWAY_FROM_ZERO", "HALF_TO_EVEN")
+
+
+def _axis_ranges(value, n: int, fn: str, arg: str) -> list:
+    """Per-slice range ends: ``value`` must hold exactly ``n`` floats (1-D)."""
+    value = _unwrap(value)
+    if isinstance(value, Tensor):
+        values = value.tolist() if value.ndim == 1 else None
+    elif isinstance(value, (list, tuple)):
+        values = list(value)
+    else:
+        values = None
+    if values is None or len(values) != n:
+        raise InvalidArgumentError(_tf(fn), f"with `axis` given, `{arg}` must be a 1-D tensor "
+                                   f"whose size ({'?' if values is None else len(values)}) "
+                                   f"matches the axis dimension of the input ({n})")
+    return [_host_float(v, fn, f"{arg}[{i}]") for i, v in enumerate(values)]
+
+
+def _per_channel(values: list, shape_for: tuple, device) -> Tensor:
+    """Per-channel floats as a float32 tensor that broadcasts along the channel axis."""
+    return wt.reshape(wt.asarray(values, dtype=wt.float32, device=device), shape_for)
+
+
+def quantize_v2(input, min_range, max_range, T, mode=None, name=None, narrow_range=False,
+                round_mode="HALF_AWAY_FROM_ZERO", axis=None,
+                ensure_minimum_range=0.01) -> tuple:
     """Quantize float32 ``input`` over ``[min_range, max_range]`` into the integer type ``T``;
-    returns ``(output, output_min, output_max)`` with the range actually used."""
+    returns ``(output, output_min, output_max)`` with the range actually used.
+
+    ``axis`` quantizes each slice along that dimension with its own range (``min_range`` and
+    ``max_range`` then hold one value per slice, and so do the returned ranges);
+    ``round_mode="HALF_TO_EVEN"`` (SCALED mode only) rounds ties to even;
+    ``ensure_minimum_range`` sets how far the range is widened (see the docs)."""
     fn = "quantize_v2"
     x = _float_input(input, fn)
     dt = _quantized_dtype(T, fn)
     mode = _mode(mode, fn)
-    lo_in, hi_in = _host_float(min_range, fn, "min_range"), _host_float(max_range, fn,
-                                                                        "max_range")
-    if hi_in < lo_in:
-        raise InvalidArgumentError(_tf(fn), f"`max_range` ({hi_in}) must be >= `min_range` "
-                                   f"({lo_in})")
+    if round_mode not in _ROUND_MODES:
+        raise InvalidArgumentError(_tf(fn), f"`round_mode` must be one of "
+                                   f"{', '.join(_ROUND_MODES)}, got {round_mode!r}")
+    if round_mode == "HALF_TO_EVEN" and mode != "SCALED":
+        raise InvalidArgumentError(_tf(fn), f"round_mode 'HALF_TO_EVEN' is only supported for "
+                                   f"mode 'SCALED', but mode is {mode!r}")
     if narrow_range and mode != "SCALED":
         raise InvalidArgumentError(_tf(fn), f"`narrow_range` only applies to mode='SCALED', "
                                    f"got mode={mode!r}")
-    lo, hi = _adjusted_range(lo_in, hi_in)
+    if isinstance(ensure_minimum_range, bool) or not isinstance(ensure_minimum_range,
+                                                                 (int, float)):
+        raise TypeError(f"{_tf(fn)}: `ensure_minimum_range` must be a float, got "
+                        f"{ensure_minimum_range!r}")
+    if axis is None:
+        channels = [(_host_float(min_range, fn, "min_range"),
+                     _host_float(max_range, fn, "max_range"))]
+        shape_for = ()
+    else:
+        ax = _host_int(axis, fn, "axis")
+        if not -x.ndim <= ax < x.ndim:
+            raise InvalidArgumentError(_tf(fn), f"`axis`={ax} is out of range for an input of "
+                                       f"rank {x.ndim}")
+        ax %= x.ndim
+        if mode == "MIN_FIRST":
+            raise UnimplementedError(_tf(fn), "MIN_FIRST mode is not implemented for quantize "
+                                              "with an axis; use MIN_COMBINED or SCALED")
+        n = x.shape[ax]
+        channels = list(zip(_axis_ranges(min_range, n, fn, "min_range"),
+                            _axis_ranges(max_range, n, fn, "max_range")))
+        shape_for = tuple(n if d == ax else 1 for d in range(x.ndim))
+    for lo_in, hi_in in channels:
+        if hi_in < lo_in:
+            raise InvalidArgumentError(_tf(fn), f"`max_range` ({hi_in}) must be >= `min_range` "
+                                       f"({lo_in})")
+    ranges = [_adjusted_range(lo, hi, ensure_minimum_range) for lo, hi in channels]
     low_q, high_q = _bounds(dt)
-    if mode == "MIN_COMBINED":
-        scale = f32((float(high_q) - float(low_q)) / f32(hi - lo))
-        clamped = wt.clip(x, lo, hi) - lo
+    if mode == "MIN_FIRST":  # (per tensor only)
+        lo, hi = ranges[0]
+        out = _min_first_quantize(x, lo, hi, dt)
+    elif mode == "MIN_COMBINED":
+        # (an empty range [0, 0], possible with ensure_minimum_range=0, scales by inf: the
+        # values become NaN, which convert to 0, as in TensorFlow)
+        scales = [f32((float(high_q) - float(low_q)) / f32(hi - lo)) if hi > lo else math.inf
+                  for lo, hi in ranges]
+        lo_t = _per_channel([lo for lo, _ in ranges], shape_for, x.device)
+        hi_t = _per_channel([hi for _, hi in ranges], shape_for, x.device)
+        scale_t = _per_channel(scales, shape_for, x.device)
+        shifted = (wt.maximum(wt.minimum(x, hi_t), lo_t) - lo_t) * scale_t
         if dt.kind == "i":
             # NOTE: TensorFlow rounds half away from zero after shifting by half the range.
             half = f32((float(high_q) - float(low_q) + 1.0) / 2.0)
-            out = wt.astype(_round_half_away(clamped * scale - half), dt)
+            out = wt.astype(_round_half_away(shifted - half), dt)
         else:
             # ... and for unsigned types adds 0.5 and truncates (its "fast path").
-            out = wt.astype(clamped * scale + 0.5, dt)
-    elif mode == "MIN_FIRST":
-        out = _min_first_quantize(x, lo, hi, dt)
+            out = wt.astype(shifted + 0.5, dt)
     else:
-        scale, low_s, high_s = _scaled_factor(dt, lo, hi, narrow_range)
-        lo, hi = f32(f32(low_s) / scale), f32(f32(high_s) / scale)
-        out = wt.astype(_round_half_away(wt.clip(x, lo, hi) * scale), dt)
-    return out, _scalar(lo, x.device), _scalar(hi, x.device)
+        scaled = [_scaled_factor(dt, lo, hi, narrow_range) for lo, hi in ranges]
+        ranges = [(f32(f32(low_s) / scale), f32(f32(high_s) / scale))
+                  for scale, low_s, high_s in scaled]
+        lo_t = _per_channel([lo for lo, _ in ranges], shape_for, x.device)
+        hi_t = _per_channel([hi for _, hi in ranges], shape_for, x.device)
+        scale_t = _per_channel([scale for scale, _, _ in scaled], shape_for, x.device)
+        product = wt.maximum(wt.minimum(x, hi_t), lo_t) * scale_t
+        rounded = wt.round(product) if round_mode == "HALF_TO_EVEN" else \
+            _round_half_away(product)
+        out = wt.astype(rounded, dt)
+    if axis is None:
+        return out, _scalar(ranges[0][0], x.device), _scalar(ranges[0][1], x.device)
+    return (out, wt.asarray([lo for lo, _ in ranges], dtype=wt.float32, device=x.device),
+            wt.asarray([hi for _, hi in ranges], dtype=wt.float32, device=x.device))
 
 
 def dequantize(input, min_range, max_range, mode=None, name=None, narrow_range=False) -> Tensor:
@@ -421,6 +497,7 @@ def _channel_ranges(lo, hi, x: Tensor, fn: str):
 
 
 def _channel_values(v, d: int, fn: str, arg: str) -> list:
+    v = _unwrap(v)
     t = v if isinstance(v, Tensor) else wt.asarray(v, dtype=wt.float32)
     if t.shape != (d,):
         raise InvalidArgumentError(_tf(fn), f"`{arg}` must have shape [{d}] (one value per "

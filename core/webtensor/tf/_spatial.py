@@ -197,35 +197,58 @@ def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=Non
 
 # -- space <-> depth -------------------------------------------------------------------------
 
-def space_to_depth(input, block_size, name=None) -> Tensor:
+_DATA_FORMATS = ("NHWC", "NCHW")
+
+
+def _channels_last(x: Tensor, data_format, fn: str) -> tuple:
+    """``x`` in NHWC layout and whether it came as NCHW (``data_format``)."""
+    if data_format not in _DATA_FORMATS:
+        if not isinstance(data_format, str):
+            raise TypeError(f"{_tf(fn)}: `data_format` must be 'NHWC' or 'NCHW', got "
+                            f"{data_format!r}")
+        raise InvalidArgumentError(_tf(fn), f"`data_format`={data_format!r} is not supported; "
+                                   f"use 'NHWC' or 'NCHW' ('NCHW_VECT_C' is not supported)")
+    nchw = data_format == "NCHW"
+    return (wt.permute_dims(x, (0, 2, 3, 1)) if nchw else x), nchw
+
+
+def _back(x: Tensor, nchw: bool) -> Tensor:
+    return wt.permute_dims(x, (0, 3, 1, 2)) if nchw else x
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC") -> Tensor:
     """``[b, h, w, d] -> [b, h/bs, w/bs, bs*bs*d]``: each ``bs x bs`` block becomes the depth
-    vector, rows of the block first."""
+    vector, rows of the block first.  ``data_format="NCHW"`` takes and gives ``[b, d, h, w]``
+    (the same rearrangement with channels first)."""
     fn = "space_to_depth"
     x = _tensor(input, fn, "input")
     _rank4(x, fn)
     bs = _block_size(block_size, fn)
+    x, nchw = _channels_last(x, data_format, fn)
     b, h, w, d = x.shape
     if h % bs or w % bs:
         raise InvalidArgumentError(_tf(fn), f"height {h} and width {w} must both be divisible "
                                    f"by block_size {bs}")
     x = wt.reshape(x, (b, h // bs, bs, w // bs, bs, d))
     x = wt.permute_dims(x, (0, 1, 3, 2, 4, 5))
-    return wt.reshape(x, (b, h // bs, w // bs, bs * bs * d))
+    return _back(wt.reshape(x, (b, h // bs, w // bs, bs * bs * d)), nchw)
 
 
-def depth_to_space(input, block_size, name=None) -> Tensor:
-    """The inverse of ``space_to_depth``: ``[b, h, w, d] -> [b, h*bs, w*bs, d/(bs*bs)]``."""
+def depth_to_space(input, block_size, name=None, data_format="NHWC") -> Tensor:
+    """The inverse of ``space_to_depth``: ``[b, h, w, d] -> [b, h*bs, w*bs, d/(bs*bs)]``
+    (``[b, d, h, w]`` in and out with ``data_format="NCHW"``)."""
     fn = "depth_to_space"
     x = _tensor(input, fn, "input")
     _rank4(x, fn)
     bs = _block_size(block_size, fn)
+    x, nchw = _channels_last(x, data_format, fn)
     b, h, w, d = x.shape
     if d % (bs * bs):
         raise InvalidArgumentError(_tf(fn), f"depth {d} must be divisible by block_size^2 = "
                                    f"{bs * bs}")
     x = wt.reshape(x, (b, h, w, bs, bs, d // (bs * bs)))
     x = wt.permute_dims(x, (0, 1, 3, 2, 4, 5))
-    return wt.reshape(x, (b, h * bs, w * bs, d // (bs * bs)))
+    return _back(wt.reshape(x, (b, h * bs, w * bs, d // (bs * bs))), nchw)
 
 
 # -- image patches ---------------------------------------------------------------------------

@@ -134,7 +134,7 @@ _UNARY = ("neg", "pos", "abs", "invert", "bool", "int", "float", "complex", "ind
 
 
 def _unwrap(other):
-    return other.value() if isinstance(other, Variable) else other
+    return other.value() if isinstance(other, _ReadsAsTensor) else other
 
 
 def _forward(dunder: str):
@@ -145,44 +145,14 @@ def _forward(dunder: str):
     return method
 
 
-class Variable:
-    """A mutable, named tensor: TensorFlow's ``tf.Variable``.
-
-    ``Variable(initial_value, trainable=None, validate_shape=True, caching_device=None,
-    name=None, *, dtype=None, shape=None, device=None)``.  The positional order follows
-    TensorFlow, so the second positional argument is ``trainable`` (``tf.Variable(10,
-    tf.int32)`` infers int32 from ``10``; pass ``dtype=`` to choose a dtype).  ``shape`` may hold
-    None entries to allow assigning values of other sizes there; ``device`` places the value.
-    Read it like a tensor (operators, indexing, ``np.asarray(v)``, ``v.numpy()``) or with
-    ``v.value()``.
-    """
+class _ReadsAsTensor:
+    """Reads like its tensor ``_value``: operators, comparisons, indexing, NumPy conversion,
+    tensor methods and attributes.  Variables and variable slices share this."""
 
     __array_ufunc__ = None  # NumPy defers to our reflected operators
     __hash__ = None  # compares elementwise, like a tensor
+    _value: Tensor
 
-    def __init__(self, initial_value=None, trainable=None, validate_shape=True,
-                 caching_device=None, name=None, *, dtype=None, shape=None, device=None):
-        fn = "Variable"
-        if initial_value is None:
-            raise ValueError(f"tf.{fn}: initial_value must be given (a value or a callable "
-                             f"returning one)")
-        if callable(initial_value) and not isinstance(initial_value, (Tensor, Variable)):
-            initial_value = initial_value()
-        dt = None if dtype is None else as_dtype(dtype, fn)
-        dev = None if device is None else as_device(device, f"tf.{fn}")
-        value = _to_tensor(initial_value, dt, fn, dev)
-        self._spec = _shape_spec(shape, fn) if shape is not None else (
-            value.shape if validate_shape else None)
-        if not _compatible(self._spec, value.shape):
-            raise ValueError(f"tf.{fn}: initial value of shape {value.shape} does not match "
-                             f"shape={shape}")
-        # Variables are strong, and own their buffer (a later write to the source must not
-        # reach the variable).
-        self._value = wt.astype(value, value.dtype, copy=True)
-        self.name = "Variable" if name is None else str(name)
-        self.trainable = True if trainable is None else bool(trainable)
-
-    # -- reading ------------------------------------------------------------------------------
     @property
     def dtype(self) -> wt.DType:
         return self._value.dtype
@@ -201,12 +171,8 @@ class Variable:
         return self._value.ndim
 
     def value(self) -> Tensor:
-        """The current value (the variable's tensor itself; later assigns replace it)."""
+        """The current value (the tensor itself; later assigns replace a variable's)."""
         return self._value
-
-    def read_value(self) -> Tensor:
-        """A copy of the current value."""
-        return wt.asarray(self._value, copy=True)
 
     def numpy(self):
         return self._value.numpy()
@@ -220,12 +186,83 @@ class Variable:
             raise AttributeError(attr)
         return getattr(self._value, attr)
 
-    def __getitem__(self, key):
-        return self._value[key]
+
+for _name in _BINARY:
+    setattr(_ReadsAsTensor, f"__{_name}__", _forward(f"__{_name}__"))
+    setattr(_ReadsAsTensor, f"__r{_name}__", _forward(f"__r{_name}__"))
+for _name in _COMPARISONS + _UNARY + ("format",):
+    setattr(_ReadsAsTensor, f"__{_name}__", _forward(f"__{_name}__"))
+del _name
+
+
+class VariableSlice(_ReadsAsTensor):
+    """``v[key]``: the slice's value (read when sliced), which reads like a tensor, plus
+    ``assign`` to write it into the variable (TensorFlow's sliced assignment)."""
+
+    def __init__(self, variable: Variable, key):
+        self._variable = variable
+        self._key = key
+        self._value = variable.value()[key]
+
+    def assign(self, value, name=None):
+        """``v[key] = value`` in the variable (a new tensor; ``value`` takes the variable's
+        dtype under the same rule as ``Variable.assign`` and broadcasts to the slice's shape);
+        returns the variable."""
+        return self._variable._write(self._key, value)
+
+    def __repr__(self) -> str:
+        from .._format import tensor_str
+
+        return (f"<tf.Variable {self._variable.name!r} slice {self._key!r} shape={self.shape} "
+                f"dtype={self.dtype.name}, numpy={tensor_str(self._value)}>")
+
+
+class Variable(_ReadsAsTensor):
+    """A mutable, named tensor: TensorFlow's ``tf.Variable``.
+
+    ``Variable(initial_value, trainable=None, validate_shape=True, caching_device=None,
+    name=None, *, dtype=None, shape=None, device=None)``.  The positional order follows
+    TensorFlow, so the second positional argument is ``trainable`` (``tf.Variable(10,
+    tf.int32)`` infers int32 from ``10``; pass ``dtype=`` to choose a dtype).  ``shape`` may hold
+    None entries to allow assigning values of other sizes there; ``device`` places the value.
+    Read it like a tensor (operators, indexing, ``np.asarray(v)``, ``v.numpy()``) or with
+    ``v.value()``.
+    """
+
+    def __init__(self, initial_value=None, trainable=None, validate_shape=True,
+                 caching_device=None, name=None, *, dtype=None, shape=None, device=None):
+        fn = "Variable"
+        if initial_value is None:
+            raise ValueError(f"tf.{fn}: initial_value must be given (a value or a callable "
+                             f"returning one)")
+        if callable(initial_value) and not isinstance(initial_value, (Tensor, _ReadsAsTensor)):
+            initial_value = initial_value()
+        dt = None if dtype is None else as_dtype(dtype, fn)
+        dev = None if device is None else as_device(device, f"tf.{fn}")
+        value = _to_tensor(initial_value, dt, fn, dev)
+        self._spec = _shape_spec(shape, fn) if shape is not None else (
+            value.shape if validate_shape else None)
+        if not _compatible(self._spec, value.shape):
+            raise ValueError(f"tf.{fn}: initial value of shape {value.shape} does not match "
+                             f"shape={shape}")
+        # Variables are strong, and own their buffer (a later write to the source must not
+        # reach the variable).
+        self._value = wt.astype(value, value.dtype, copy=True)
+        self.name = "Variable" if name is None else str(name)
+        self.trainable = True if trainable is None else bool(trainable)
+
+    # -- reading (the rest comes from _ReadsAsTensor) -------------------------------------------
+    def read_value(self) -> Tensor:
+        """A copy of the current value."""
+        return wt.asarray(self._value, copy=True)
+
+    def __getitem__(self, key) -> VariableSlice:
+        """The slice's value, which reads like a tensor and has ``.assign``."""
+        return VariableSlice(self, _unwrap_key(key))
 
     def __setitem__(self, key, value):
-        raise TypeError("tf.Variable does not support item assignment; compute the new value "
-                        "and call v.assign(new_value)")
+        raise TypeError("tf.Variable does not support item assignment; use "
+                        "v[key].assign(value) (or v.assign(new_value))")
 
     def __repr__(self) -> str:
         from .._format import tensor_str
@@ -294,13 +331,79 @@ class Variable:
         """``v = v - delta`` (same dtype rule; ``delta`` must have the variable's shape)."""
         return self._update(delta, "assign_sub", -1, read_value)
 
+    def _write(self, key, value):
+        """``v[key] = value`` into a copy that becomes the new value (sliced assignment)."""
+        fn = "assign"
+        target = self._value[key]
+        new_value = self._converted(value, fn)
+        try:
+            fits = wt.broadcast_shapes(new_value.shape, target.shape) == target.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise InvalidArgumentError(
+                "tf.Variable.assign", f"cannot broadcast the value's shape {list(new_value.shape)} "
+                                      f"into the slice's shape {list(target.shape)}")
+        out = wt.asarray(self._value, copy=True)
+        out[key] = new_value
+        self._value = out
+        return self
 
-for _name in _BINARY:
-    setattr(Variable, f"__{_name}__", _forward(f"__{_name}__"))
-    setattr(Variable, f"__r{_name}__", _forward(f"__r{_name}__"))
-for _name in _COMPARISONS + _UNARY + ("format",):
-    setattr(Variable, f"__{_name}__", _forward(f"__{_name}__"))
-del _name
+    def _scatter_nd(self, indices, updates, fn: str):
+        """(flat row positions, updates as rows, row shape) for the scatter_nd_* methods."""
+        from ._gathering import _flat_nd_index, _int_tensor, _nd_depth
+
+        qualified = f"Variable.{fn}"
+        idx = _int_tensor(indices, qualified, "indices", device=self.device)
+        k = _nd_depth(idx, self.ndim, qualified, "indices", "the variable")
+        lead, rest = self.shape[:k], self.shape[k:]
+        rows = self._converted(updates, fn)
+        want = idx.shape[:-1] + rest
+        if rows.shape != want:
+            raise InvalidArgumentError(
+                f"tf.Variable.{fn}", f"updates has shape {list(rows.shape)} but indices of shape "
+                                     f"{list(idx.shape)} into a variable of shape "
+                                     f"{list(self.shape)} need {list(want)} "
+                                     f"(indices.shape[:-1] + shape[K:])")
+        flat = _flat_nd_index(idx, lead, qualified, "indices")
+        n = flat.size
+        return wt.reshape(flat, (n,)), wt.reshape(rows, (n,) + rest), rest, math.prod(lead)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        """Write ``updates`` at the index tuples in the last dimension of ``indices``
+        (``updates.shape == indices.shape[:-1] + shape[K:]``); with repeated indices the last
+        update wins.  Returns the variable."""
+        flat, rows, rest, count = self._scatter_nd(indices, updates, "scatter_nd_update")
+        out = wt.asarray(self._value, copy=True)
+        if flat.size:
+            view = wt.reshape(out, (count,) + rest)  # a view of the fresh copy
+            view[flat] = rows
+        self._value = out
+        return self
+
+    def _scatter_nd_accumulate(self, indices, updates, fn: str, sign: int):
+        from ._gathering import scatter_nd
+
+        self._scatter_nd(indices, updates, fn)  # checks, with this method's name
+        delta = scatter_nd(indices, self._converted(updates, fn), self.shape)
+        new = self._value + delta if sign > 0 else self._value - delta
+        self._value = wt.astype(new, self.dtype, copy=False)
+        return self
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        """Add ``updates`` at the index tuples of ``indices`` (repeats accumulate)."""
+        return self._scatter_nd_accumulate(indices, updates, "scatter_nd_add", 1)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        """Subtract ``updates`` at the index tuples of ``indices`` (repeats accumulate)."""
+        return self._scatter_nd_accumulate(indices, updates, "scatter_nd_sub", -1)
+
+
+def _unwrap_key(key):
+    """Variables (and slices) inside an index read as their values."""
+    if isinstance(key, tuple):
+        return tuple(_unwrap(k) for k in key)
+    return _unwrap(key)
 
 
 # -- numpy behaviour ----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ They subclass the Python exception a NumPy user would expect, so ``except ValueE
 
 from __future__ import annotations
 
-__all__ = ["InvalidArgumentError", "OpError"]
+__all__ = ["InvalidArgumentError", "OpError", "UnimplementedError"]
 
 
 class OpError(Exception):
@@ -19,3 +19,7 @@ class OpError(Exception):
 
 class InvalidArgumentError(OpError, ValueError):
     """An argument has a valid type but an invalid value (TensorFlow's InvalidArgumentError)."""
+
+
+class UnimplementedError(OpError, NotImplementedError):
+    """The operation is not implemented for these arguments (TensorFlow's UnimplementedError)."""

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1] / "core" / "webtensor"
 LAYERS = [
     ("foundation", ("_settings", "_warnings", "_tracing", "dtypes", "promotion", "shape", "ops",
                     "precision")),
-    ("devices", ("tensor", "device", "backends", "_format", "_numpy_interop")),
+    ("devices", ("tensor", "device", "backends", "_format", "_numpy_interop", "views")),
     ("api", ("api", "_validate", "linalg", "fft", "random", "_info", "_explorer", "_dlpack",
              "dtype_support")),
     ("compile", ("compile",)),

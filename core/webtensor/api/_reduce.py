@@ -13,7 +13,9 @@ import math
 from .. import dtypes as _d
 from .. import promotion as _p
 from .. import shape as _s
-from ..tensor import Tensor, broadcast_view, cast, contiguous, empty
+from .. import views as _views
+from ..tensor import Tensor, broadcast_view, cast, empty
+from ..views import move_axis, permute, slice_axis  # noqa: F401 - the chapters' views
 
 # The value an empty reduction or scan starts from.
 IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
@@ -126,27 +128,13 @@ def same_device(args, fn: str) -> list:
 
 # -- views ------------------------------------------------------------------------------------------
 
-def reshape(x: Tensor, shape, names=None) -> Tensor:
-    """``x`` with a new shape (a copy first when ``x`` is not C-contiguous)."""
-    x = contiguous(x) if not x.is_contiguous else x
-    shape = tuple(shape)
-    return x._view(shape, _s.contiguous_strides(shape), x.offset, names=names)
+# permute, move_axis, slice_axis: the view layer's (views.py); reshape here is views.dense
+# (the reductions want C-ordered rows)
+reshape = _views.dense
 
 
 def flatten(x: Tensor) -> Tensor:
     return reshape(x, (x.size,))
-
-
-def permute(x: Tensor, order) -> Tensor:
-    names = None if x.names is None else tuple(x.names[i] for i in order)
-    return x._view(tuple(x.shape[i] for i in order), tuple(x.strides[i] for i in order),
-                   x.offset, names=names)
-
-
-def move_axis(x: Tensor, source: int, dest: int) -> Tensor:
-    order = [i for i in range(x.ndim) if i != source]
-    order.insert(dest % x.ndim if x.ndim else 0, source)
-    return permute(x, order)
 
 
 def rows_last(x: Tensor, axes) -> Tensor:
@@ -155,15 +143,6 @@ def rows_last(x: Tensor, axes) -> Tensor:
     moved = permute(x, kept + list(axes))
     shape = tuple(x.shape[i] for i in kept) + (reduced_size(x.shape, axes),)
     return reshape(moved, shape)
-
-
-def slice_axis(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
-    """``x[..., start:stop, ...]`` along ``axis`` (0 <= start <= stop <= n), a view."""
-    shape = list(x.shape)
-    shape[axis] = stop - start
-    # An empty view keeps the base offset: nothing is read, and backends may check bounds.
-    offset = x.offset + start * x.strides[axis] if _s.size_of(shape) else x.offset
-    return x._view(tuple(shape), x.strides, offset, names=x.names)
 
 
 def concat(tensors, axis: int) -> Tensor:

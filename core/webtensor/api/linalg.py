@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .. import dtypes as _d
 from .. import shape as _s
+from .. import views as _views
 from ..tensor import Tensor, broadcast_view, cast, contiguous, empty, scalar
 from ._common import as_tensor, axis_index, check_kind, check_supported, merge_names, promote
 
@@ -24,25 +25,7 @@ __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "einsum", "diago
 
 # -- internal views ---------------------------------------------------------------------------------
 
-def _permute(x: Tensor, axes) -> Tensor:
-    axes = tuple(axes)
-    if axes == tuple(range(x.ndim)):
-        return x
-    names = None if x.names is None else tuple(x.names[a] for a in axes)
-    return x._view(tuple(x.shape[a] for a in axes), tuple(x.strides[a] for a in axes),
-                   x.offset, names=names)
-
-
-def _reshape(x: Tensor, shape) -> Tensor:
-    """``x`` with a new shape (same element count): a view when the strides allow, else a copy."""
-    shape = tuple(shape)
-    if shape == x.shape:
-        return x
-    strides = _s.reshape_strides(x.shape, x.strides, shape)
-    if strides is None:
-        x = contiguous(x)
-        strides = _s.contiguous_strides(shape)
-    return x._view(shape, strides, x.offset)
+_permute, _reshape = _views.permute, _views.reshape
 
 
 def _as_operands(args, fn: str):

@@ -115,11 +115,12 @@ def static_value(v):
         return list(node.inputs[0].type.shape)
     if isinstance(op, MakeVector):
         return [static_value(i) for i in node.inputs]
-    if isinstance(op, Subtensor) and len(node.inputs) == 1 and len(op.idx_list) == 1 and \
-            isinstance(op.idx_list[0], int):
+    if isinstance(op, Subtensor) and not op.advanced and len(op.idx_list) == 1 and \
+            not isinstance(op.idx_list[0], slice) and op.idx_list[0] is not None:
         inner = static_value(node.inputs[0])
-        if isinstance(inner, list) and -len(inner) <= op.idx_list[0] < len(inner):
-            return inner[op.idx_list[0]]
+        k = static_value(node.inputs[1 + op.idx_list[0].k])
+        if isinstance(inner, list) and isinstance(k, int) and -len(inner) <= k < len(inner):
+            return inner[k]
         return None
     if isinstance(op, Elemwise) and v.type.ndim == 0:
         ins = [static_value(i) for i in node.inputs]
@@ -594,8 +595,6 @@ def expand_dims(a, axis):
 
 def squeeze(x, axis=None):
     """``x`` without its broadcastable axes (or without ``axis``, which must have size 1)."""
-    from .shape import specify_shape
-
     x = as_tensor_variable(x)
     n = x.type.ndim
     if axis is None:
@@ -607,8 +606,6 @@ def squeeze(x, axis=None):
             if x.type.shape[d] not in (None, 1):
                 raise ValueError(f"squeeze: cannot squeeze axis {d} of {x} ({x.type}): its "
                                  f"size is {x.type.shape[d]}, not 1")
-        if any(x.type.shape[d] is None for d in drop):
-            x = specify_shape(x, tuple(1 if d in drop else None for d in range(n)))
     return DimShuffle(n, [d for d in range(n) if d not in drop])(x)
 
 

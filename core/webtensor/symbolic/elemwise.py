@@ -139,6 +139,8 @@ def bitwise_out(name):
     def rule(*ds):
         if any(d not in _dt.DISCRETE for d in ds):
             _refuse(name, ds, "bitwise operations need integer or bool inputs")
+        if "bool" in ds and any(d != "bool" for d in ds):
+            _refuse(name, ds, "bool and integer inputs do not mix; cast the bool input")
         return _dt.upcast(*ds)
     return rule
 
@@ -477,16 +479,20 @@ class DimShuffle(Op):
             raise TypeError(f"dimshuffle: the pattern {self.new_order} is for a {self.input_ndim}"
                             f"-d input, got {x} of type {x.type}")
         for d in self.drop:
-            if x.type.shape[d] != 1:
-                raise ValueError(
-                    f"dimshuffle: cannot drop axis {d} of {x} ({x.type}): only broadcastable "
-                    f"(static size 1) axes can be dropped; pattern {self.new_order}")
+            if x.type.shape[d] not in (1, None):
+                raise TypeError(
+                    f"dimshuffle: cannot drop axis {d} of {x} ({x.type}): only axes of size 1 "
+                    f"can be dropped; pattern {self.new_order}")
         shape = tuple(1 if e == "x" else x.type.shape[e] for e in self.new_order)
         return Apply(self, [x], [TensorType(x.type.dtype, shape)])
 
     def perform(self, ev, node, inputs):
         (t,) = inputs
         if self.drop:
+            for d in self.drop:
+                if t.shape[d] != 1:
+                    raise ValueError(f"{self}: axis {d} of {node.inputs[0]} has size "
+                                     f"{t.shape[d]}; only axes of size 1 can be dropped")
             t = wt.squeeze(t, axis=self.drop)
         if self.perm != tuple(sorted(self.perm)):
             rank = sorted(self.perm)

@@ -136,11 +136,10 @@ class Evaluator:
             host = wt.device.cpu
             eager = Evaluator(host)
             eager.static = self.static
-            ins = []
-            for i in node.inputs:
-                s = self.static(i)
-                ins.append(wt.asarray(s, dtype=wt.dtype(i.type.dtype), device=host))
+            known = [self.static(i) for i in node.inputs]  # may read traced shapes
             with _tracing.suspended():
+                ins = [wt.asarray(s, dtype=wt.dtype(i.type.dtype), device=host)
+                       for s, i in zip(known, node.inputs)]
                 outs = node.op.perform(eager, node, ins)
                 result = outs[var.index].tolist()
         self._static[vid] = result

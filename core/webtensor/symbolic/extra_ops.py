@@ -127,9 +127,7 @@ def repeat(a, repeats, axis=None):
         return tuple(out)
 
     def call(t, repeats, axis):
-        r = wt.asarray(list(repeats), dtype=wt.int64, device=t.device) if \
-            isinstance(repeats, tuple) else repeats
-        return wt.repeat(t, r, axis=axis)
+        return wt.repeat(t, list(repeats) if isinstance(repeats, tuple) else repeats, axis=axis)
     return _Wrapped("Repeat", (("repeats", reps), ("axis", ax)), shape_fn, call)(x)
 
 

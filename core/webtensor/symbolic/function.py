@@ -122,6 +122,10 @@ class Function:
         for key, value in _pairs(givens, "givens"):
             if not isinstance(key, TensorVariable):
                 raise TypeError(f"function: givens keys must be symbolic variables, got {key!r}")
+            if any(key is v for v in self.inputs):
+                raise ValueError(f"function: givens replaces {key}, which is an input of the "
+                                 f"function; that would have no effect. Make a new input y "
+                                 f"and pass givens={{{key}: g(y)}} instead")
             value = as_tensor_variable(value)
             if value.type.dtype != key.type.dtype or value.type.ndim != key.type.ndim:
                 raise TypeError(f"function: givens replaces {key} ({key.type}) by {value} "

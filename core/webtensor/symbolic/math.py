@@ -305,9 +305,16 @@ def max(x, axis=None, keepdims=False):  # noqa: A001
     return _reduce("max", x, axis, keepdims, x.type.dtype)
 
 
+def _ordered(x, fn):
+    if x.type.dtype in _dt.COMPLEX:
+        raise TypeError(f"{fn}: complex values ({x}, {x.type.dtype}) have no order; take "
+                        f"at.real or at.abs first")
+
+
 def min(x, axis=None, keepdims=False):  # noqa: A001
     """The minimum over ``axis``."""
     x = as_tensor_variable(x)
+    _ordered(x, "min")
     return _reduce("min", x, axis, keepdims, x.type.dtype)
 
 
@@ -429,6 +436,8 @@ def argmax(x, axis=None, keepdims=False):
 
 def argmin(x, axis=None, keepdims=False):
     """The index of the minimum along ``axis`` (None: of the flattened input), int64."""
+    x = as_tensor_variable(x)
+    _ordered(x, "argmin")
     return _arg("argmin", x, axis, keepdims)
 
 

@@ -93,13 +93,12 @@ def parse_key(x, key, fn="indexing"):
         return cls(len(inputs) - 1)
 
     def bound(b):
-        if b is None or _is_int(b):
-            return None if b is None else int(b)
-        v = as_tensor_variable(b)
+        if b is None:
+            return None
+        v = as_tensor_variable(int(b)) if _is_int(b) else as_tensor_variable(b)
         if v.type.ndim != 0 or v.type.dtype not in _dt.INTEGER:
             raise TypeError(f"{fn}: slice bounds must be integers, got {b} ({v.type})")
-        found = static_value(v)
-        return int(found) if found is not None else sym(v)
+        return sym(v)
 
     dim = 0
     for e in entries:
@@ -116,7 +115,7 @@ def parse_key(x, key, fn="indexing"):
             if n is not None and not -n <= e < n:
                 raise IndexError(f"{fn}: index {e} is out of bounds for axis {dim} with size "
                                  f"{n} ({x}, {x.type})")
-            template.append(e)
+            template.append(sym(as_tensor_variable(e)))
         elif isinstance(e, Variable):
             if e.type.dtype == "bool":
                 if not isinstance(e, TensorConstant):
@@ -133,8 +132,7 @@ def parse_key(x, key, fn="indexing"):
             if e.type.dtype not in _dt.INTEGER:
                 raise IndexError(f"{fn}: index arrays must be integers, got {e} ({e.type})")
             if e.type.ndim == 0:
-                found = static_value(e)
-                template.append(int(found) if found is not None else sym(e))
+                template.append(sym(e))
             else:
                 template.append(sym(e, Arr))
                 advanced = True
@@ -145,12 +143,21 @@ def parse_key(x, key, fn="indexing"):
     return tuple(template), inputs, advanced
 
 
-def _slice_len(s: slice, n):
+def _static_entry(e, inputs):
+    """A template entry's value when it is known before the function runs, else None."""
+    if isinstance(e, Sym):
+        found = static_value(inputs[e.k])
+        return int(found) if isinstance(found, int) else None
+    return e
+
+
+def _slice_len(s: slice, n, inputs):
+    bounds = [_static_entry(b, inputs) for b in (s.start, s.stop, s.step)]
+    if any(b is None and e is not None for b, e in zip(bounds, (s.start, s.stop, s.step))):
+        return None
     if n is None:
         return None
-    if any(isinstance(b, Sym) for b in (s.start, s.stop, s.step)):
-        return None
-    return len(range(*s.indices(n)))
+    return len(range(*slice(*bounds).indices(n)))
 
 
 def _result_shape(x, template, inputs, advanced):
@@ -165,10 +172,10 @@ def _result_shape(x, template, inputs, advanced):
         n = x.type.shape[dim]
         dim += 1
         if isinstance(e, slice):
-            parts.append(_slice_len(e, n))
-        elif advanced and isinstance(e, (int, Sym)):
+            parts.append(_slice_len(e, n, inputs))
+        elif advanced and isinstance(e, Sym):
             adv_pos.append(pos)
-            adv_shapes.append(inputs[e.k].type.shape if isinstance(e, Arr) else ())
+            adv_shapes.append(inputs[e.k].type.shape)
             parts.append("ADV")
         # a basic integer index removes the axis
     parts.extend(x.type.shape[dim:])
@@ -256,8 +263,11 @@ def build_key(ev, template, tensors, variables):
             key.append(slice(*[ev.static(variables[b.k]) if isinstance(b, Sym) else b
                                for b in (e.start, e.stop, e.step)]))
         elif isinstance(e, Sym):
-            t = tensors[e.k]
-            key.append(t if t.dtype.kind in "iu" else wt.astype(t, wt.int64))
+            var = variables[e.k]
+            if isinstance(var, TensorConstant) and var.type.ndim == 0:
+                key.append(int(var.scalar_value()))  # a basic index: a view, no gather
+            else:
+                key.append(tensors[e.k])
         else:
             key.append(e)
     return tuple(key)

@@ -111,7 +111,7 @@ class TensorType:
 
     # -- identity and printing ------------------------------------------------------------------
     def __eq__(self, other) -> bool:
-        return type(self) is type(other) and self.dtype == other.dtype and \
+        return isinstance(other, TensorType) and self.dtype == other.dtype and \
             self.shape == other.shape
 
     def __hash__(self) -> int:

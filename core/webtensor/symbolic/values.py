@@ -187,9 +187,7 @@ def filter_value(tt, data, strict=False, allow_downcast=None, device=None) -> wt
                     f"you do not mind this precision loss, you can: 1) explicitly convert your "
                     f"data to an array of dtype {want}, or 2) set allow_input_downcast=True "
                     f"when calling function")
-        t = wt.asarray(data, dtype=_dt.wt_dtype(src), device=device)
-        if src != want:
-            t = wt.astype(t, _dt.wt_dtype(want))
+        t = wt.asarray(data, dtype=_dt.wt_dtype(want), device=device)
     if t.ndim != tt.ndim:
         raise FilterError(f"wrong number of dimensions: expected {tt.ndim}, got {t.ndim} with "
                           f"shape {t.shape}")

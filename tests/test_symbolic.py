@@ -380,3 +380,56 @@ def test_printing_variables_types_and_graphs():
     assert at.debugprint(named, file="str").splitlines()[0] == "Sum{axes=None} [id A] 'total'"
     f = at.function([y], named)
     assert at.debugprint(f, file="str").splitlines()[0] == "Sum{axes=None} [id A] 'total'"
+
+
+# -- the documentation and the playground example run --------------------------------------------
+
+def _python_blocks(text: str) -> list[str]:
+    blocks, inside, lines = [], False, []
+    for line in text.splitlines():
+        if line.startswith("```python"):
+            inside, lines = True, []
+        elif line.startswith("```") and inside:
+            inside = False
+            blocks.append("\n".join(lines))
+        elif inside:
+            lines.append(line)
+    return blocks
+
+
+def test_the_docs_examples_run(capsys):
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "symbolic.md"
+    if not page.exists():
+        pytest.skip("docs/ is not part of this tree")
+    blocks = _python_blocks(page.read_text(encoding="utf-8"))
+    assert len(blocks) == 2
+    for code in blocks:
+        scope: dict = {}
+        with at.config.change_flags(floatX="float64"):
+            exec(compile(code, "docs/symbolic.md", "exec"), scope)  # noqa: S102
+    assert scope["accuracy"] > 0.9 and scope["train"].trace_count == 1
+
+
+def test_the_playground_example_runs(capsys):
+    from pathlib import Path
+
+    from webtensor import _heatmap
+
+    example = Path(__file__).resolve().parents[1] / "web" / "playground" / "examples" / \
+        "09_symbolic_logistic.py"
+    if not example.exists():
+        pytest.skip("web/ is not part of this tree")
+    shown = []
+    previous = _heatmap.get_show_hook()
+    _heatmap.set_show_hook(lambda *args, **kwargs: shown.append(args))
+    try:
+        with at.config.change_flags(floatX="float64"), wt.set_default_device(wt.device.cpu):
+            scope: dict = {}
+            exec(compile(example.read_text(encoding="utf-8"), str(example), "exec"), scope)  # noqa: S102
+    finally:
+        _heatmap.set_show_hook(previous)
+    assert at.config.floatX == "float64"
+    assert scope["accuracy"].item() > 0.9 and len(shown) >= 10
+    assert "training accuracy" in capsys.readouterr().out

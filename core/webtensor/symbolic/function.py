@@ -198,7 +198,14 @@ class Function:
         ev = Evaluator(device, replace=self.replace)
         for var, t in zip(self.inputs + self.shared, args):
             ev.bind(var, t)
-        return tuple(ev.value(o) for o in self.outputs + self.update_values)
+        buffers = {id(t._data) for t in args}
+        results = []
+        for o in self.outputs + self.update_values:
+            t = ev.value(o)
+            if id(t._data) in buffers:  # an argument or a view of one: never alias it
+                t = wt.astype(t, t.dtype, copy=True)
+            results.append(t)
+        return tuple(results)
 
     def _program(self, *args):
         return self._evaluate(args[0].device, args)

@@ -86,21 +86,26 @@ def debugprint(obj, file=None, depth=-1, print_type=False, ids="CHAR", stop_on_n
             text += f" '{v.name}'"
         return text, node, key
 
-    def walk(v, prefix, child_prefix, level):
-        text, node, key = line(v)
-        lines.append(prefix + text)
-        if node is None or key in expanded or (depth >= 0 and level >= depth):
-            return
-        if stop_on_name and v.name is not None and level > 0:
-            return
-        expanded.add(key)
-        for k, i in enumerate(node.inputs):
-            last = k == len(node.inputs) - 1
-            walk(i, child_prefix + (" └─ " if last else " ├─ "),
-                 child_prefix + ("   " if last else " │ "), level + 1)
+    def walk(root):
+        stack = [(root, "", "", 0)]  # explicit, so deep graphs print too
+        while stack:
+            v, prefix, child_prefix, level = stack.pop()
+            text, node, key = line(v)
+            lines.append(prefix + text)
+            if node is None or key in expanded or (depth >= 0 and level >= depth):
+                continue
+            if stop_on_name and v.name is not None and level > 0:
+                continue
+            expanded.add(key)
+            children = []
+            for k, i in enumerate(node.inputs):
+                last = k == len(node.inputs) - 1
+                children.append((i, child_prefix + (" └─ " if last else " ├─ "),
+                                 child_prefix + ("   " if last else " │ "), level + 1))
+            stack.extend(reversed(children))
 
     for r in roots:
-        walk(r, "", "", 0)
+        walk(r)
     out = "\n".join(lines) + "\n"
     if file == "str":
         return out

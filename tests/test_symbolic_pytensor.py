@@ -112,7 +112,9 @@ def test_constants_are_autocast_like_pytensor(value):
     if isinstance(value, str):
         _, dtype, shape = value.split(":")
         value = np.zeros(eval(shape), dtype=dtype)  # noqa: S307 - test table
-    a, b = at.as_tensor_variable(value), pt.as_tensor_variable(value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # PyTensor's cast of 1e300 to float32
+        a, b = at.as_tensor_variable(value), pt.as_tensor_variable(value)
     assert str(a.type) == str(b.type)
     if not isinstance(value, list) and np.ndim(value) == 0:
         assert str(a) == str(b)

@@ -45,7 +45,7 @@ for step in range(101):
     if step % 20 == 0:
         wt.show(wt.asarray(costs), title="cost", figure="cost")
         image = wt.reshape(probability(grid), (side, side))
-        wt.show(wt.where(dots != 0, 0.5 + 0.5 * dots, image),
+        wt.show(wt.where(dots != 0, 0.5 + 0.5 * dots, 0.2 + 0.6 * image),
                 title=f"P(class 1) after {step} steps (data: 0 and 1)", figure="regions")
 
 accuracy = wt.mean(wt.astype(predict(points) == (labels > 0.5), wt.float32))

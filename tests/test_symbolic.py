@@ -90,6 +90,31 @@ def test_updates_are_simultaneous_and_change_weights_in_place(dev):
     assert close(w.get_value(), [1.0, -1.0], 1e-3)
 
 
+def test_outputs_never_alias_arguments_constants_or_shared_values(dev):
+    x = at.dvector("x")
+    c = at.as_tensor_variable([1.0, 2.0])
+    s = at.shared(T([5.0, 6.0], "float64", dev), name="s")
+    f = at.function([x], [x, x[::-1], c, c[1], s], device=dev)
+    a = T([3.0, 4.0], "float64", dev)
+    outs = f(a)
+    for out in outs[:2] + outs[4:]:
+        out[0] = -1.0
+    outs[2][0] = -1.0
+    assert a.tolist() == [3.0, 4.0] and c.data.tolist() == [1.0, 2.0]
+    assert s.get_value().tolist() == [5.0, 6.0]
+    assert [t.tolist() for t in f(a)[:4]] == [[3.0, 4.0], [4.0, 3.0], [1.0, 2.0], 2.0]
+
+
+def test_an_update_may_have_a_less_specific_static_shape(dev):
+    s = at.shared(T([0.0, 0.0], "float64", dev), shape=(2,))
+    x = at.dvector("x")
+    step = at.function([x], [], updates=[(s, s * 0 + x)])  # x has shape (?,): checked per call
+    step([1.0, 2.0])
+    assert s.get_value().tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="do not match"):
+        step([1.0, 2.0, 3.0])
+
+
 def test_shared_values_get_set_and_borrow(dev):
     v = T([1.0, 2.0], "float32", dev)
     s = at.shared(v, name="s")

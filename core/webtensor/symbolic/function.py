@@ -18,6 +18,7 @@ import warnings
 
 import webtensor as wt
 
+from .. import _tracing
 from .basic import as_tensor_variable
 from .evaluate import Evaluator
 from .graph import Variable
@@ -184,7 +185,12 @@ class Function:
             raise ValueError(f"function: the shared variable {target} has two updates")
         value = as_tensor_variable(value)
         ok = value.type.dtype == target.type.dtype and value.type.ndim == target.type.ndim and \
-            all(t is None or t == s for t, s in zip(target.type.shape, value.type.shape))
+            all(t is None or s is None or t == s
+                for t, s in zip(target.type.shape, value.type.shape))
+        if ok and not target.type.is_super(value.type):
+            from .shape import specify_shape
+
+            value = specify_shape(value, target.type.shape)  # checked when the function runs
         if not ok:
             raise TypeError(
                 f"An update must have the same type as the original shared variable "
@@ -202,7 +208,8 @@ class Function:
         results = []
         for o in self.outputs + self.update_values:
             t = ev.value(o)
-            if id(t._data) in buffers:  # an argument or a view of one: never alias it
+            # an argument, a constant or a view of one: return a copy, never the buffer itself
+            if id(t._data) in buffers or not _tracing.is_traced(t):
                 t = wt.astype(t, t.dtype, copy=True)
             results.append(t)
         return tuple(results)

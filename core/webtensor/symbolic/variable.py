@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import webtensor as wt
 
+from .. import _tracing
 from . import _dtypes as _dt
 from .graph import Variable
 
@@ -368,10 +369,14 @@ class TensorConstant(TensorVariable):
         return self._scalar
 
     def on(self, device) -> wt.Tensor:
+        """The value on ``device``: uploaded once (outside any trace, so a compiled program
+        reads it as a constant and no traced value is kept here)."""
         found = self._on.get(device)
         if found is None:
             data = self._data
-            found = self._on[device] = data if data.device == device else data.to_device(device)
+            with _tracing.suspended():
+                found = data if data.device == device else data.to_device(device)
+            self._on[device] = found
         return found
 
     def clone(self, name=None):

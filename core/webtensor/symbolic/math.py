@@ -299,16 +299,17 @@ def prod(input, axis=None, dtype=None, keepdims=False, acc_dtype=None,  # noqa: 
     return _reduce("prod", x, axis, keepdims, dtype, acc)
 
 
-def max(x, axis=None, keepdims=False):  # noqa: A001
-    """The maximum over ``axis``."""
-    x = as_tensor_variable(x)
-    return _reduce("max", x, axis, keepdims, x.type.dtype)
-
-
 def _ordered(x, fn):
     if x.type.dtype in _dt.COMPLEX:
         raise TypeError(f"{fn}: complex values ({x}, {x.type.dtype}) have no order; take "
                         f"at.real or at.abs first")
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001
+    """The maximum over ``axis``."""
+    x = as_tensor_variable(x)
+    _ordered(x, "max")
+    return _reduce("max", x, axis, keepdims, x.type.dtype)
 
 
 def min(x, axis=None, keepdims=False):  # noqa: A001
@@ -362,6 +363,15 @@ class Moment(Op):
             t = wt.astype(t, dt)
         if self.kind == "mean":
             return [wt.mean(t, axis=self.axes)]
+        if t.dtype.kind == "c":
+            # PyTensor's complex variance: the mean of (x - mean)**2, no conjugate (complex)
+            d = wt.subtract(t, wt.mean(t, axis=self.axes, keepdims=True))
+            axes = range(t.ndim) if self.axes is None else self.axes
+            n = 1
+            for a in axes:
+                n *= t.shape[a]
+            v = wt.divide(wt.sum(wt.multiply(d, d), axis=self.axes), float(n - self.ddof))
+            return [wt.sqrt(v) if self.kind == "std" else v]
         fn = wt.var if self.kind == "var" else wt.std
         return [fn(t, axis=self.axes, correction=self.ddof)]
 
@@ -431,6 +441,8 @@ def _arg(kind, x, axis, keepdims):
 
 def argmax(x, axis=None, keepdims=False):
     """The index of the maximum along ``axis`` (None: of the flattened input), int64."""
+    x = as_tensor_variable(x)
+    _ordered(x, "argmax")
     return _arg("argmax", x, axis, keepdims)
 
 

@@ -21,7 +21,7 @@ import webtensor as wt
 from .. import _tracing
 from .basic import as_tensor_variable
 from .evaluate import Evaluator
-from .graph import Variable
+from .graph import Variable, toposort
 from .type import TensorType
 from .values import FilterError, describe, filter_value, host_tensor, python_dtype
 from .variable import TensorConstant, TensorSharedVariable, TensorVariable
@@ -73,12 +73,10 @@ def _roots(variables, replace) -> list:
 
 
 def _consumer(var, outputs):
-    for v in outputs:
-        from .graph import toposort
-
-        for node in toposort([v]):
-            if any(i is var for i in node.inputs):
-                return node
+    """The first node of the graph of ``outputs`` that reads ``var`` (for error messages)."""
+    for node in toposort(outputs):
+        if any(i is var for i in node.inputs):
+            return node
     return None
 
 

@@ -411,6 +411,4 @@ def take(a, indices, axis=None, mode="raise"):
         indices = _mod(indices, n) if mode == "wrap" else _clip(indices, 0, n - 1)
     elif mode != "raise":
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
-    if indices.type.ndim == 0:
-        return a[(slice(None),) * axis + (indices,)]
     return a[(slice(None),) * axis + (indices,)]

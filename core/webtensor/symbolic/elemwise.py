@@ -155,13 +155,13 @@ def second_out(name):
 
 # -- implementations in webtensor calls -------------------------------------------------------
 
-def _fold(fn, on_bool):
-    """A variadic op from a binary one; on bool tensors NumPy's meaning (add: or, mul: and)."""
+def _fold(fn):
+    """A variadic op (add, mul) from a binary one.  On bools webtensor's add and multiply are
+    NumPy's logical or / and, as PyTensor's ops define them."""
     def run(*xs):
-        op = on_bool if any(_is_bool(x) for x in xs) else fn
         acc = xs[0]
         for x in xs[1:]:
-            acc = op(acc, x)
+            acc = fn(acc, x)
         return acc
     return run
 
@@ -225,9 +225,9 @@ def _entries():
     def add(key, name, fn, rule, **kw):
         e[key] = ScalarOp(name, fn, rule(name), **kw)
 
-    add("add", "Add", _fold(wt.add, wt.logical_or), upcast_out, nin=-1, infix="+")
+    add("add", "Add", _fold(wt.add), upcast_out, nin=-1, infix="+")
     add("sub", "Sub", wt.subtract, upcast_out_nobool, nin=2, infix="-")
-    add("mul", "Mul", _fold(wt.multiply, wt.logical_and), upcast_out, nin=-1, infix="*")
+    add("mul", "Mul", _fold(wt.multiply), upcast_out, nin=-1, infix="*")
     add("true_div", "True_div", wt.divide, true_div_out, nin=2, infix="/")
     add("int_div", "Int_div", wt.floor_divide, upcast_out, nin=2, infix="//")
     add("mod", "Mod", wt.remainder, upcast_out, nin=2)

@@ -17,6 +17,10 @@
 //   no-adapter     requestAdapter() resolves null -> cpu device + one notice
 //   no-webgpu      navigator.gpu undefined -> cpu device + one notice
 //   bad-index-url  loadWebtensor with a wrong indexURL -> a clear error
+//   plain-first-use  plain_pyodide.html: loadPyodide + loadPackage(wheel URL), no webtensor JS;
+//                  runPythonAsync: the first GPU use opens the device (JSPI), a matmul on webgpu
+//   plain-no-jspi  the same page with runPython only: the webgpu device is refused naming
+//                  `await wt.init_async()`, which opens it; the async twins read the result
 //   overhead       (--bench) per-op overhead micro-benchmark; compare with bench/browser/overhead.py
 //                  run natively
 // Exit code 0 when every scenario passes.
@@ -63,6 +67,8 @@ if (!existsSync(path.join(site, "webtensor.mjs"))) {
   fail(`${site} has no webtensor.mjs; build the site first: python build_wasm.py`);
 }
 if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} is missing; apt-get install chromium`);
+const wheelName = readdirSync(path.join(site, "pyodide")).find((f) => /^webtensor-.*\.whl$/.test(f));
+if (!wheelName) fail(`${site}/pyodide has no webtensor wheel; build the site: python build_wasm.py`);
 
 // pytest and friends: the exact wheels pinned in tests/pyodide/requirements.txt.
 const wheelsDir = path.join(repoRoot, ".cache", "pyodide-wheels");
@@ -197,6 +203,31 @@ const SCENARIOS = [
     `message: ${r.message}`)],
   },
   {
+    name: "plain-first-use", plain: "first-use",
+    checks: (r) => [
+      expect(r.device === "webgpu" && r.yDevice === "webgpu", `devices ${r.device}/${r.yDevice}`),
+      expect(r.backend === "WebGPU (browser)", `backend ${r.backend}`),
+      expect(JSON.stringify(r.values) === JSON.stringify(r.want), `${r.values} != ${r.want}`),
+      expect(r.lines.some((l) => l.includes("webgpu")), "print(y) did not name the device"),
+      expect(!r.lines.some((l) => l.startsWith("[stderr]")), `stderr: ${r.lines}`),
+    ],
+  },
+  {
+    name: "plain-no-jspi", plain: "no-jspi",
+    checks: (r) => [
+      expect(r.canRunSync === false, "can_run_sync() was true under runPython"),
+      expect(r.refused.includes("await wt.init_async()"), `refusal: ${r.refused}`),
+      expect(r.before === "cpu", `default before init_async: ${r.before}`),
+      expect(r.lines.filter((l) => l.includes("WebGPU device is not open yet")).length === 1 &&
+        r.lines.some((l) => l.includes("await wt.init_async()")),
+      `expected one notice naming init_async: ${JSON.stringify(r.lines)}`),
+      expect(r.opened === "webgpu" && r.device === "webgpu" && r.yDevice === "webgpu",
+        `init_async -> ${r.opened}, default ${r.device}, y on ${r.yDevice}`),
+      expect(JSON.stringify(r.values) === JSON.stringify(r.want), `${r.values} != ${r.want}`),
+      expect(r.syncRead.includes("await x.tolist_async()"), `sync read: ${r.syncRead}`),
+    ],
+  },
+  {
     name: "overhead", scenario: "overhead", bench: true,
     config: { n: 1000, sizes: [16, 4096] },
     checks: () => [],
@@ -218,11 +249,20 @@ for (const s of SCENARIOS) {
   const pageErrors = [];
   page.on("pageerror", (err) => pageErrors.push(String(err)));
   if (s.initScript) await page.addInitScript(s.initScript);
-  await page.goto(`${origin}/browser-tests/page.html`);
-  const run = page.evaluate(async ({ name, config, worker }) => {
-    const m = await import("/browser-tests/scenarios.mjs");
-    return worker ? m.runInWorker(name, config) : m.runScenario(name, config);
-  }, { name: s.scenario, config: s.config ?? {}, worker: Boolean(s.worker) });
+  let run;
+  if (s.plain) {
+    const query = new URLSearchParams({ pyodide: "/pyodide/pyodide.mjs",
+      wheel: `/pyodide/${wheelName}`, mode: s.plain });
+    await page.goto(`${origin}/browser-tests/plain_pyodide.html?${query}`);
+    run = page.waitForFunction(() => globalThis.plainResult, null, { timeout: 0 })
+      .then(() => page.evaluate(() => globalThis.plainResult));
+  } else {
+    await page.goto(`${origin}/browser-tests/page.html`);
+    run = page.evaluate(async ({ name, config, worker }) => {
+      const m = await import("/browser-tests/scenarios.mjs");
+      return worker ? m.runInWorker(name, config) : m.runScenario(name, config);
+    }, { name: s.scenario, config: s.config ?? {}, worker: Boolean(s.worker) });
+  }
   let timer;
   const timeout = new Promise((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, lines: [], error: "timed out" }),
@@ -237,7 +277,7 @@ for (const s of SCENARIOS) {
   const status = problems.length ? "FAIL" : "ok";
   results.push([status, secs, s.name]);
   console.log(`\n=== ${s.name}: ${status} (${secs}s)`);
-  if (s.scenario === "pytest" || problems.length) console.log(r.lines.join("\n"));
+  if (s.scenario === "pytest" || s.plain || problems.length) console.log(r.lines.join("\n"));
   if (s.scenario === "overhead" && r.results) console.log(JSON.stringify(r.results, null, 1));
   for (const p of problems) console.log(`  - ${p}`);
 }

@@ -55,8 +55,9 @@ SYNC_READ_HELP = (
 )
 
 
-NO_NAVIGATOR_GPU = ("this JavaScript runtime has no navigator.gpu (WebGPU needs a browser that "
-                    "supports it, e.g. Chrome/Edge, or Firefox/Safari with WebGPU enabled)")
+NO_NAVIGATOR_GPU = ("navigator.gpu is undefined: this JavaScript runtime has no WebGPU (it needs "
+                    "a browser that supports it: Chrome/Edge, Chromium on Linux with "
+                    "--enable-unsafe-webgpu, a recent Firefox or Safari)")
 # Why the device is not open yet where opening it has to be awaited (JSPI cannot wait here).
 OPEN_ASYNC_HELP = (
     "the browser's WebGPU device opens asynchronously, and this code was entered synchronously "

@@ -21,6 +21,9 @@
 //                  runPythonAsync: the first GPU use opens the device (JSPI), a matmul on webgpu
 //   plain-no-jspi  the same page with runPython only: the webgpu device is refused naming
 //                  `await wt.init_async()`, which opens it; the async twins read the result
+//   plain-csp      the page served with a Content-Security-Policy without 'unsafe-eval': the
+//                  wheel's executor cannot be evaluated -> cpu, the reason names the fix
+//   plain-csp-registered  the same page registering the executor module itself: webgpu
 //   overhead       (--bench) per-op overhead micro-benchmark; compare with bench/browser/overhead.py
 //                  run natively
 // Exit code 0 when every scenario passes.
@@ -109,6 +112,7 @@ const MIME = {
 };
 const ROUTES = [
   ["/browser-tests/", here],
+  ["/executor/", path.join(repoRoot, "core", "webtensor", "backends", "webgpu")],
   ["/wheels/", wheelsDir],
   ["/repo/tests/", path.join(repoRoot, "tests")],
   ["/repo/bench/", path.join(repoRoot, "bench")],
@@ -152,6 +156,7 @@ const STUB_NO_WEBGPU = () => {
   Object.defineProperty(Navigator.prototype, "gpu", { get: () => undefined });
 };
 const NOTICE = "[stderr] webtensor: no WebGPU here";
+const CSP_NO_EVAL = "script-src 'self' 'wasm-unsafe-eval' 'unsafe-inline'";
 
 const expect = (cond, what) => (cond ? null : what);
 const SCENARIOS = [
@@ -228,6 +233,24 @@ const SCENARIOS = [
     ],
   },
   {
+    name: "plain-csp", plain: "report", csp: true,
+    checks: (r) => [
+      expect(r.device === "cpu", `default device ${r.device} where the executor cannot load`),
+      expect(JSON.stringify(r.values) === "[2,4,6]", `values ${r.values}`),
+      expect(r.reason.includes("EvalError") && r.reason.includes("'unsafe-eval'") &&
+        r.reason.includes("pyodide.registerJsModule('webtensor_gpu_executor'"),
+      `reason does not name the fix: ${r.reason}`),
+    ],
+  },
+  {
+    name: "plain-csp-registered", plain: "first-use", csp: true,
+    executor: "/executor/gpu_executor.mjs",
+    checks: (r) => [
+      expect(r.device === "webgpu" && r.yDevice === "webgpu", `devices ${r.device}/${r.yDevice}`),
+      expect(JSON.stringify(r.values) === JSON.stringify(r.want), `${r.values} != ${r.want}`),
+    ],
+  },
+  {
     name: "overhead", scenario: "overhead", bench: true,
     config: { n: 1000, sizes: [16, 4096] },
     checks: () => [],
@@ -252,10 +275,24 @@ for (const s of SCENARIOS) {
   let run;
   if (s.plain) {
     const query = new URLSearchParams({ pyodide: "/pyodide/pyodide.mjs",
-      wheel: `/pyodide/${wheelName}`, mode: s.plain });
+      wheel: `/pyodide/${wheelName}`, mode: s.plain, ...(s.executor && { executor: s.executor }) });
+    if (s.csp) {
+      // What Pyodide itself needs, and no 'unsafe-eval'.
+      await page.route("**/plain_pyodide.html*", async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, headers: { ...response.headers(),
+          "content-security-policy": CSP_NO_EVAL } });
+      });
+    }
     await page.goto(`${origin}/browser-tests/plain_pyodide.html?${query}`);
-    run = page.waitForFunction(() => globalThis.plainResult, null, { timeout: 0 })
-      .then(() => page.evaluate(() => globalThis.plainResult));
+    // Polled from here: waitForFunction would evaluate a string in a page whose CSP forbids it.
+    run = (async () => {
+      for (;;) {
+        const done = await page.evaluate(() => globalThis.plainDone ?? null);
+        if (done) return done;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
   } else {
     await page.goto(`${origin}/browser-tests/page.html`);
     run = page.evaluate(async ({ name, config, worker }) => {

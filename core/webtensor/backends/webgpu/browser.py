@@ -215,6 +215,12 @@ def register_executor():
         _executor = run_js(module_as_script(source))
     except Exception as e:  # e.g. a page whose Content-Security-Policy forbids eval
         _executor_error = f"the WebGPU executor could not be loaded ({type(e).__name__}: {e})"
+        if "EvalError" in str(e):
+            _executor_error += (
+                "; allow 'unsafe-eval' in the page's Content-Security-Policy, or register the "
+                f"executor before importing webtensor: pyodide.registerJsModule("
+                f"'{EXECUTOR_MODULE}', await import('<URL of webtensor/backends/webgpu/"
+                f"{EXECUTOR_SOURCE}>'))")
     return _executor
 
 

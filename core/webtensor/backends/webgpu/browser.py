@@ -32,7 +32,7 @@ from .driver import SPEC_LIMITS, UNIFORM_ALIGN, WANTED_FEATURES, Driver, Pipelin
 EXECUTOR_MODULE = "webtensor_gpu_executor"  # a page's own executor, when it registers one
 EXECUTOR_SOURCE = "gpu_executor.mjs"  # the executor shipped in this package
 
-# Command words (web/gpu_executor.mjs decodes them; keep both in sync):
+# Command words (gpu_executor.mjs decodes them; keep both in sync):
 #   CREATE id size usage | DESTROY id | WRITE id offset upload_offset size
 #   DISPATCH pipeline uniform_offset x y z n_buffers buffer_ids...
 OP_CREATE, OP_DESTROY, OP_WRITE, OP_DISPATCH = 1, 2, 3, 4
@@ -171,8 +171,9 @@ class CommandBatch:
 
 # -- the executor ---------------------------------------------------------------------------------
 
-_EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)",
-                     re.MULTILINE)
+_EXPORT = re.compile(
+    r"^export\s+(?:async\s+)?(?:function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)",
+    re.MULTILINE)
 
 
 def module_as_script(source: str) -> str:

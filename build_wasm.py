@@ -10,6 +10,12 @@ Stages, into DIR (default ``build/site/``):
   ``webtensor`` entry, so ``pyodide.loadPackage("webtensor")`` installs it from the site;
 * ``webtensor.mjs`` (``loadWebtensor()``) and every other JS module of ``web/``;
 * ``playground/``, built by ``node web/playground/build.mjs DIR/playground`` when that exists;
+* ``lite/``, a JupyterLite deployment (``jupyter lite build`` from jupyterlite-core and
+  jupyterlite-pyodide-kernel, pinned in pyproject.toml's ``lite`` extra) that works offline: the
+  same npm Pyodide in ``lite/static/pyodide/`` with the pure wheels the kernel loads while it
+  starts (``web/lite/requirements.txt``, downloaded once from PyPI into ``.cache/lite-wheels/``)
+  listed in its ``pyodide-lock.json``, the webtensor wheel in ``lite/pypi/`` for ``%pip install
+  webtensor``, and the notebooks of ``web/lite/files/``; ``--no-lite`` skips it;
 * ``index.html``, redirecting to ``playground/``.
 
 ``--serve`` then serves DIR on 127.0.0.1 with the right MIME types and no caching.
@@ -21,11 +27,15 @@ import argparse
 import functools
 import hashlib
 import http.server
+import importlib.metadata
 import json
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -36,6 +46,17 @@ PYODIDE_NPM = WEB / "node_modules" / "pyodide"
 PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.mjs.map", "pyodide.js", "pyodide.js.map",
                    "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "package.json")
 PLAYGROUND_BUILD = WEB / "playground" / "build.mjs"
+
+# JupyterLite: its sources (jupyter-lite.json, files/), the kernel's start-up wheels, the cache.
+LITE_SRC = WEB / "lite"
+LITE_REQUIREMENTS = LITE_SRC / "requirements.txt"
+LITE_WHEELS = ROOT / ".cache" / "lite-wheels"
+LITE_STAGE = ROOT / "build" / "lite-src"  # the lite dir `jupyter lite build` reads
+LITE_PINS = ("jupyterlite-core", "jupyterlite-pyodide-kernel")  # versions from pyproject.toml
+LITE_APPS = ("lab", "notebooks", "tree", "repl")
+PIP_DOWNLOAD = ("-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                "--python-version", "3.14", "--implementation", "py", "--abi", "none",
+                "--platform", "any")
 
 MIME_TYPES = {
     ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
@@ -90,6 +111,143 @@ def lock_entry(wheel: Path) -> dict:
     }
 
 
+def normalize(name: str) -> str:
+    """A distribution name as PEP 503 compares them."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def read_pins(path: Path) -> dict[str, str]:
+    """``name==version`` lines (comments allowed) as {normalized name: version}."""
+    pins = {}
+    for raw in path.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, sep, version = line.partition("==")
+        if not sep:
+            raise BuildError(f"{path}: {line!r} is not pinned as name==version")
+        pins[normalize(name.strip())] = version.strip()
+    return pins
+
+
+def wheel_name_version(wheel: Path) -> tuple[str, str]:
+    name, version = wheel.name.split("-")[:2]
+    return normalize(name), version
+
+
+def fetch_wheels(pins: dict[str, str], dest: Path) -> dict[str, Path]:
+    """The pure wheel of each pin, from ``dest`` or else downloaded there from PyPI."""
+    dest.mkdir(parents=True, exist_ok=True)
+    def have() -> dict[str, Path]:
+        found = {}
+        for wheel in dest.glob("*.whl"):
+            name, version = wheel_name_version(wheel)
+            if pins.get(name) == version:
+                found[name] = wheel
+        return found
+    missing = [f"{name}=={version}" for name, version in pins.items() if name not in have()]
+    if missing:
+        cmd = [sys.executable, *PIP_DOWNLOAD, "--dest", str(dest), *missing]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BuildError(f"downloading the JupyterLite kernel's wheels from PyPI failed "
+                             f"({' '.join(cmd)}):\n{done.stderr[-2000:]}")
+    found = have()
+    if len(found) != len(pins):
+        raise BuildError(f"no pure wheel for {sorted(set(pins) - set(found))} in {dest}")
+    return found
+
+
+def wheel_requirements(wheel: Path) -> list[str]:
+    """The wheel's unconditional dependencies (normalized names)."""
+    with zipfile.ZipFile(wheel) as zf:
+        meta = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        text = zf.read(meta).decode()
+    return [normalize(re.match(r"[A-Za-z0-9._-]+", req).group())
+            for req in re.findall(r"^Requires-Dist: (.+)$", text, re.MULTILINE)
+            if ";" not in req]
+
+
+def wheel_imports(wheel: Path) -> list[str]:
+    with zipfile.ZipFile(wheel) as zf:
+        tops = {n.split("/", 1)[0] for n in zf.namelist()}
+    return sorted(t.removesuffix(".py") for t in tops
+                  if not t.endswith((".dist-info", ".data")) and not t.startswith("_"))
+
+
+def lock_with_wheels(lock: dict, wheels: dict[str, Path]) -> dict:
+    """``lock`` listing ``wheels``: existing entries point at the files and their sha256 (the
+    npm lock's hashes are of Pyodide's rebuilt wheels, never PyPI's: a mismatch makes the
+    browser fail with only "Failed to fetch"); missing packages get new entries."""
+    packages = lock["packages"]
+    for name, wheel in sorted(wheels.items()):
+        _, version = wheel_name_version(wheel)
+        entry = packages.get(name)
+        if entry is None:
+            entry = packages[name] = {
+                "name": name, "version": version, "install_dir": "site",
+                "package_type": "package", "imports": wheel_imports(wheel),
+                "depends": wheel_requirements(wheel), "unvendored_tests": False, "tool": {},
+            }
+        elif entry["version"] != version:
+            raise BuildError(f"{LITE_REQUIREMENTS.relative_to(ROOT)} pins {name}=={version} but "
+                             f"the npm Pyodide's lock has {entry['version']}: pin that version")
+        entry["file_name"] = wheel.name
+        entry["sha256"] = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    return lock
+
+
+def check_lite_tools() -> None:
+    """jupyterlite-core and the Pyodide kernel at the versions pyproject.toml's ``lite`` extra
+    pins (the offline lock is made for what that kernel loads)."""
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["lite"]
+    wanted = {re.sub(r"\[.*\]", "", name): version
+              for name, version in (req.split("==") for req in extra)}
+    for name in LITE_PINS:
+        try:
+            have = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            have = None
+        if have != wanted[name]:
+            raise BuildError(f"the JupyterLite site needs {name}=={wanted[name]} (found "
+                             f"{have or 'none'}): pip install -e '.[lite]', or build with "
+                             f"--no-lite")
+
+
+def stage_lite(site: Path, wheel: Path) -> Path:
+    """``site/lite``: a JupyterLite deployment that needs nothing from outside the site."""
+    check_lite_tools()
+    kernel_wheels = fetch_wheels(read_pins(LITE_REQUIREMENTS), LITE_WHEELS)
+    if LITE_STAGE.exists():
+        shutil.rmtree(LITE_STAGE)
+    shutil.copytree(LITE_SRC, LITE_STAGE, ignore=shutil.ignore_patterns("requirements.txt"))
+    # static/pyodide/ is where `jupyter lite build` looks for a local Pyodide; it then points
+    # the kernel's pyodideUrl at it instead of the CDN default.
+    pyodide = LITE_STAGE / "static" / "pyodide"
+    pyodide.mkdir(parents=True)
+    for name in PYODIDE_RUNTIME:
+        if (PYODIDE_NPM / name).exists():
+            shutil.copyfile(PYODIDE_NPM / name, pyodide / name)
+    for found in kernel_wheels.values():
+        shutil.copyfile(found, pyodide / found.name)
+    lock = lock_with_wheels(json.loads((PYODIDE_NPM / "pyodide-lock.json").read_text()),
+                            kernel_wheels)
+    (pyodide / "pyodide-lock.json").write_text(json.dumps(lock, separators=(",", ":")))
+    (LITE_STAGE / "pypi").mkdir()  # piplite's index: `%pip install webtensor` from the site
+    shutil.copyfile(wheel, LITE_STAGE / "pypi" / wheel.name)
+    out = site / "lite"
+    cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(LITE_STAGE),
+           "--output-dir", str(out), "--no-sourcemaps",
+           "--LiteBuildConfig.cache_dir=" + str(ROOT / ".cache" / "jupyterlite"),
+           *(arg for app in LITE_APPS for arg in ("--apps", app))]
+    done = subprocess.run(cmd, cwd=LITE_STAGE, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BuildError(f"jupyter lite build failed ({' '.join(cmd)}):\n"
+                         f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    return out
+
+
 def stage_pyodide(site: Path) -> Path:
     if not (PYODIDE_NPM / "pyodide.mjs").exists():
         raise BuildError(f"Pyodide is not installed in {PYODIDE_NPM}; run "
@@ -106,7 +264,7 @@ def stage_pyodide(site: Path) -> Path:
     return wheel
 
 
-def build_site(out: Path) -> dict:
+def build_site(out: Path, lite: bool = True) -> dict:
     """Stage the whole site into ``out`` (replacing it); returns what was built."""
     if out.exists():
         shutil.rmtree(out)
@@ -126,7 +284,9 @@ def build_site(out: Path) -> dict:
         if done.returncode != 0:
             raise BuildError(f"node {PLAYGROUND_BUILD.relative_to(ROOT)} failed "
                              f"(exit {done.returncode})")
-    return {"out": out, "wheel": wheel, "modules": modules, "playground": playground}
+    lite_out = stage_lite(out, wheel) if lite else None
+    return {"out": out, "wheel": wheel, "modules": modules, "playground": playground,
+            "lite": lite_out}
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
@@ -161,10 +321,11 @@ def main(argv=None) -> int:
                         help="the site directory (default: build/site)")
     parser.add_argument("--serve", action="store_true", help="serve the site after building")
     parser.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000)")
+    parser.add_argument("--no-lite", action="store_true", help="skip the JupyterLite site")
     args = parser.parse_args(argv)
     out = args.out.resolve()
     try:
-        built = build_site(out)
+        built = build_site(out, lite=not args.no_lite)
     except BuildError as e:
         print(f"build_wasm.py: {e}", file=sys.stderr)
         return 1
@@ -173,6 +334,7 @@ def main(argv=None) -> int:
     print(f"  pyodide/   Pyodide runtime + {built['wheel'].name} (loadPackage('webtensor'))")
     print(f"  modules    {', '.join(built['modules'])}")
     print(f"  playground {'playground/' if built['playground'] else '(not built: no ' + str(PLAYGROUND_BUILD.relative_to(ROOT)) + ')'}")
+    print(f"  lite/      {'JupyterLite (lite/lab/, lite/repl/; %pip install webtensor)' if built['lite'] else '(skipped: --no-lite)'}")
     if args.serve:
         serve(out, args.port)
     else:

@@ -5,7 +5,8 @@
 #
 # On a fresh Debian machine it installs what the build needs (Python venv, Node.js + npm), the
 # build tools into .venv and the pinned web packages (web/package-lock.json), then runs
-# `python build_wasm.py --serve`: the pure wheel, the Pyodide runtime and the playground staged in
+# `python build_wasm.py --serve`: the pure wheel, the Pyodide runtime, the playground and the
+# JupyterLite site (lite/: notebooks and a REPL, offline) staged in
 # build/site/. Open the printed address in a browser with WebGPU (Chrome/Edge, Safari 26+,
 # Firefox 141+); without WebGPU the playground runs on its CPU device.
 set -euo pipefail
@@ -24,7 +25,7 @@ if ((${#missing[@]})); then
 fi
 
 [[ -x .venv/bin/python ]] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e . build hatchling
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[lite]' build hatchling
 [[ -f web/node_modules/pyodide/pyodide.mjs && -d web/node_modules/codemirror ]] \
   || (cd web && npm ci --no-audit --no-fund --loglevel=error)
 

@@ -5,7 +5,8 @@
 #
 # Stages: system packages -> .venv (editable install + dev extra) -> ruff -> pytest (CPython)
 # -> pytest with WEBTENSOR_CPU=python -> build wheel -> pytest inside Pyodide (Node)
-# -> static site (build_wasm.py) -> browser tests and playground tests (headless Chromium).
+# -> static site (build_wasm.py, with the JupyterLite site) -> browser tests, playground tests
+# and JupyterLite tests (headless Chromium).
 # Setup stages abort on failure; check stages all run and the summary lists what failed.
 # Re-runs skip installs whose inputs (pyproject.toml, web/package-lock.json,
 # tests/pyodide/requirements.txt) have not changed.
@@ -122,7 +123,7 @@ PY="$VENV/bin/python"
 stamp="$VENV/.webtensor-dev-install"
 want="$(sha pyproject.toml)"
 have_all='import importlib.util as u, sys
-sys.exit(any(u.find_spec(m) is None for m in ("webtensor", "pytest", "hypothesis", "numpy", "build", "hatchling", "wgpu", "array_api_strict", "jax")))'
+sys.exit(any(u.find_spec(m) is None for m in ("webtensor", "pytest", "hypothesis", "numpy", "build", "hatchling", "wgpu", "array_api_strict", "jax", "jupyterlite_core", "jupyterlite_pyodide_kernel", "jupyter_server")))'
 if [[ "$(cat "$stamp" 2>/dev/null)" == "$want" ]] && "$PY" -c "$have_all" 2>/dev/null; then
   echo "up to date"
 else
@@ -182,7 +183,7 @@ stage "pytest (Pyodide in Node)"
 check node tests/pyodide/run_pytest.mjs --wheel "$WHEEL" -- "$@"
 
 # ---- 8. the browser: Pyodide + WebGPU in headless Chromium ------------------------------
-stage "static site (build_wasm.py -> build/site)"
+stage "static site (build_wasm.py -> build/site, JupyterLite in build/site/lite)"
 "$PY" build_wasm.py
 stage_done ok
 
@@ -192,6 +193,10 @@ check node tests/browser/run.mjs
 # ---- 9. the playground in headless Chromium ---------------------------------------------
 stage "playground tests (Chromium; screenshots in build/artifacts/playground)"
 check node tests/playground/run.mjs --site build/site
+
+# ---- 10. JupyterLite, offline -------------------------------------------------------------
+stage "JupyterLite tests (Chromium, network blocked: REPL + webtensor-tour.ipynb)"
+check node tests/lite/run.mjs --site build/site
 
 # ---- summary ---------------------------------------------------------------------------
 printf '\n%s==> summary%s\n' "$BOLD" "$RESET"

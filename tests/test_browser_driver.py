@@ -1,19 +1,27 @@
 """The browser driver's Python half, without a browser (tests/browser/run.mjs covers the rest).
 
-* ``CommandBatch`` writes the wire format that web/gpu_executor.mjs decodes; ``WireModel`` below
+* The wheel's JS executor (``gpu_executor.mjs``, package data) evaluates as a script through
+  ``module_as_script``: in Node natively, through Pyodide's ``run_js`` under Pyodide.
+* ``CommandBatch`` writes the wire format that gpu_executor.mjs decodes; ``WireModel`` below
   re-implements that decoder's buffer semantics (create zero-fills, write copies, destroy frees)
   as the oracle for what the driver records, and counts executor calls (one per flush).
 * Outside JSPI a synchronous read raises a RuntimeError naming the async twins.
 * The async twins (``tolist_async``, ``item_async``, ``wt.sync_async``) match their sync
   versions on every device here, across dtypes and views.
-* In Pyodide without an adapter the default device is cpu, announced once.
+* In Pyodide without an adapter the default device is cpu, announced once; where the device
+  could open but no code could wait for it, the cpu stands in (not kept as the default) and
+  errors name ``await wt.init_async()``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import json
+import shutil
+import subprocess
 import sys
+from importlib.resources import files
 
 import pytest
 
@@ -39,6 +47,58 @@ JS_LIMIT_NAMES = {
     "min-uniform-buffer-offset-alignment": "minUniformBufferOffsetAlignment",
     "min-storage-buffer-offset-alignment": "minStorageBufferOffsetAlignment",
 }
+
+
+# -- the executor shipped in the wheel -----------------------------------------------------------
+
+EXECUTOR_JS = files("webtensor.backends.webgpu").joinpath(browser.EXECUTOR_SOURCE)
+WIRE_OPS = {"CREATE": browser.OP_CREATE, "DESTROY": browser.OP_DESTROY,
+            "WRITE": browser.OP_WRITE, "DISPATCH": browser.OP_DISPATCH}
+
+
+def _evaluate_executor() -> dict:
+    """The shipped executor evaluated as browser.py evaluates it: its exports' names and types,
+    and its opcode table."""
+    script = browser.module_as_script(EXECUTOR_JS.read_text(encoding="utf-8"))
+    summary = ("JSON.stringify({types: Object.fromEntries(Object.entries(ns).map("
+               "([k, v]) => [k, typeof v])), op: ns.OP})")
+    if sys.platform == "emscripten":
+        from pyodide.code import run_js
+
+        return json.loads(run_js(f"(() => {{ const ns = {script}; return {summary}; }})()"))
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs Node.js to evaluate the JavaScript executor")
+    done = subprocess.run([node, "-e", f"const ns = {script};\nconsole.log({summary});"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_shipped_executor_evaluates_with_its_exports():
+    found = _evaluate_executor()
+    assert found["types"] == {"OP": "object", "openDevice": "function",
+                              "GpuExecutor": "function"}
+    assert found["op"] == WIRE_OPS  # the wire format's opcodes agree on both sides
+
+
+@pytest.mark.parametrize("source, found", [
+    ('import { x } from "./y.mjs";\nexport const A = 1;\n', "'import { x } from \"./y.mjs\";'"),
+    ("export default function () {}\n", "'export default function () {}'"),
+    ("const A = 1;\n", "'no export'"),
+])
+def test_module_as_script_refuses_what_it_cannot_turn_into_a_script(source, found):
+    with pytest.raises(ValueError) as info:
+        browser.module_as_script(source)
+    assert str(info.value) == ("module_as_script: only `export const/function/class NAME` at "
+                               f"the start of a line are supported, found {found}")
+
+
+def test_module_as_script_keeps_the_code_and_returns_the_exports():
+    script = browser.module_as_script("export const A = 1;\nfunction hidden() {}\n"
+                                      "export async function f() {}\nexport class K {}\n")
+    assert "return { A, f, K };" in script
+    assert "export" not in script and "function hidden() {}" in script
 
 
 def test_js_limit_names_match_the_spec():
@@ -248,9 +308,9 @@ def test_pyodide_without_webgpu_falls_back_to_cpu_once(monkeypatch, capsys):
     monkeypatch.setattr(sys, "platform", "emscripten")
     monkeypatch.delenv("WEBTENSOR_DEVICE", raising=False)
     found = probe_module.probe.__wrapped__()  # the browser branch, uncached
-    # No navigator.gpu here (CPython, Node); in a browser without the loader: no executor.
+    # No navigator.gpu here (CPython, Node).
     assert not found.available
-    assert "navigator.gpu" in found.reason or "loadWebtensor" in found.reason
+    assert "navigator.gpu" in found.reason
     monkeypatch.setattr(webgpu_package, "probe", lambda: found)
     monkeypatch.setattr(_device, "_DEVICES", {"cpu": _device.cpu})
     monkeypatch.setattr(_device, "_webgpu_probed", False)
@@ -260,3 +320,58 @@ def test_pyodide_without_webgpu_falls_back_to_cpu_once(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.count("webtensor: no WebGPU here") == 1
     assert found.reason in err and "cpu device" in err
+
+
+def test_pyodide_before_the_device_opens_the_cpu_stands_in(monkeypatch, capsys):
+    """A browser with navigator.gpu, code entered without JSPI: nothing can wait for the device
+    to open, so the cpu stands in without becoming the default, errors name init_async, and
+    init_async settles it (here: no adapter, so cpu for good)."""
+    import functools
+
+    import webtensor.backends.webgpu as webgpu_package
+    from webtensor._settings import Setting
+
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.delenv("WEBTENSOR_DEVICE", raising=False)
+    monkeypatch.setattr(browser, "_has_navigator_gpu", lambda: True)
+    monkeypatch.setattr(browser, "_can_run_sync", lambda: False)
+    monkeypatch.setattr(browser, "_opened", None)
+    monkeypatch.setattr(browser, "_failure", None)
+    fresh_probe = functools.lru_cache(maxsize=1)(probe_module.probe.__wrapped__)
+    monkeypatch.setattr(webgpu_package, "probe", fresh_probe)
+    monkeypatch.setattr(probe_module, "probe", fresh_probe)  # what browser.initialize clears
+    monkeypatch.setattr(_device, "_DEVICES", {"cpu": _device.cpu})
+    monkeypatch.setattr(_device, "_webgpu_probed", False)
+    monkeypatch.setattr(_device, "_cpu_fallback_noticed", False)
+    monkeypatch.setattr(_device, "_default_device", Setting("default_device", None))
+
+    assert wt.default_device() is _device.cpu
+    assert wt.default_device() is _device.cpu
+    assert _device._default_device.get() is None  # not kept: init_async may still open webgpu
+    err = capsys.readouterr().err
+    assert err.count("webtensor: the WebGPU device is not open yet") == 1
+    assert "`await wt.init_async()`" in err and "cpu device until then" in err
+    with pytest.raises(ValueError, match=r"wt\.asarray: the webgpu device is not open yet: "
+                                         r".*run `await wt\.init_async\(\)` once first"):
+        wt.asarray([1.0], device="webgpu")
+
+    no_adapter = "navigator.gpu.requestAdapter() found no WebGPU adapter"
+
+    async def open_finds_no_adapter():
+        monkeypatch.setattr(browser, "_failure", no_adapter)
+
+    monkeypatch.setattr(browser, "_initialize", open_finds_no_adapter)
+    assert run(wt.init_async()) is _device.cpu
+    assert _device._default_device.get() is _device.cpu  # an answer now: kept
+    err = capsys.readouterr().err
+    assert err.count("webtensor: no WebGPU here") == 1 and no_adapter in err
+    with pytest.raises(ValueError, match=r"wt\.asarray: the webgpu device is not available "
+                                         r"here: navigator\.gpu\.requestAdapter\(\) found no"):
+        wt.asarray([1.0], device="webgpu")
+
+
+def test_init_async_returns_the_default_device():
+    # Natively, or in Pyodide under Node (no navigator.gpu: settled without waiting on JS).
+    assert run(wt.init_async()) is wt.default_device()
+    with wt.set_default_device("cpu"):
+        assert run(wt.init_async()) is _device.cpu

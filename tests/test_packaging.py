@@ -65,6 +65,13 @@ def test_wheel_contains_shaders(wheel: Path) -> None:
         assert not any(n.startswith(("tests/", "core/", "shaders/")) for n in names), names
 
 
+def test_wheel_carries_the_browser_executor(wheel: Path) -> None:
+    # Under Pyodide `import webtensor` evaluates it: a page needs no webtensor JavaScript.
+    name = "webtensor/backends/webgpu/gpu_executor.mjs"
+    with zipfile.ZipFile(wheel) as zf:
+        assert zf.read(name) == (REPO / "core" / name).read_bytes()
+
+
 def test_wheel_installs_and_reads_shaders(wheel: Path, tmp_path: Path) -> None:
     import venv  # not in Pyodide's stdlib
 

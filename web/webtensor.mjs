@@ -4,14 +4,14 @@
 //   const pyodide = await loadWebtensor({ onProgress: (stage, detail) => console.log(stage, detail) });
 //   await pyodide.runPythonAsync("import webtensor as wt; print(wt.ones(3) * 2)");
 //
-// Steps: import Pyodide from `indexURL` (default: ./pyodide/ next to this file, as build_wasm.py
-// stages it), `loadPackage("webtensor")` (the site's pyodide-lock.json lists the wheel), register
-// the WebGPU command executor (gpu_executor.mjs) as the Python module `webtensor_gpu_executor`,
-// import webtensor and open the WebGPU device (no adapter: webtensor computes on the cpu device).
-// Enter Python with `runPythonAsync` so that reads such as `print(x)` can wait for the GPU (JSPI);
-// from plain `runPython` use the async twins (`await x.tolist_async()`).
-
-import * as gpuExecutor from "./gpu_executor.mjs";
+// A convenience, not a requirement: the wheel carries its WebGPU executor, so plain
+// `loadPyodide()` + `loadPackage(<wheel URL>)` + `import webtensor` works too. This adds progress
+// stages and opens the device while loading. Steps: import Pyodide from `indexURL` (default:
+// ./pyodide/ next to this file, as build_wasm.py stages it), `loadPackage("webtensor")` (the
+// site's pyodide-lock.json lists the wheel), `import webtensor` and `await wt.init_async()`
+// (no adapter: webtensor computes on the cpu device). Enter Python with `runPythonAsync` so that
+// reads such as `print(x)` can wait for the GPU (JSPI); from plain `runPython` use the async
+// twins (`await x.tolist_async()`).
 
 const STAGES = ["pyodide", "webtensor", "webgpu", "ready"];
 
@@ -57,15 +57,15 @@ export async function loadWebtensor({ indexURL, onProgress, stdout, stderr, webg
   if (failures.length) {
     throw new Error(`webtensor: loadPackage("webtensor") failed: ${failures.join("; ")}`);
   }
-  pyodide.registerJsModule("webtensor_gpu_executor", gpuExecutor);
 
   progress(STAGES[2], webgpu ? "opening the WebGPU device" : "skipped (webgpu: false)");
-  // initialize() records why WebGPU is unavailable instead of raising; webtensor then picks
+  // init_async() records why WebGPU is unavailable instead of raising; webtensor then picks
   // the cpu device and says so once.
   await pyodide.runPythonAsync(
     webgpu
-      ? "import webtensor\nfrom webtensor.backends.webgpu import browser\nawait browser.initialize()"
-      : "import webtensor",
+      ? "import webtensor\nawait webtensor.init_async()"
+      : "import webtensor\nfrom webtensor.backends.webgpu import browser\n" +
+          "browser.decline('loadWebtensor() was called with webgpu: false')",
   );
   progress(STAGES[3], "webtensor imported");
   return pyodide;

@@ -4,6 +4,8 @@
 so the same wheel runs in CPython and in Pyodide.
 """
 
+import sys as _sys
+
 from . import _methods, _validate, fft, linalg, random
 from . import dtype_support as _dtype_support
 from . import dtypes as _dtypes
@@ -26,6 +28,7 @@ from .device import (
     default_device,
     device_info,
     devices,
+    init_async,
     memory_stats,
     set_default_device,
     sync,
@@ -152,3 +155,11 @@ from .compile import (  # noqa: E402
     vmap,
     while_loop,
 )
+
+# Under Pyodide the wheel carries the browser's WebGPU executor: load it now, so any page that
+# installs the wheel has the GPU (the device itself opens on first use, or `await wt.init_async()`).
+if _sys.platform == "emscripten":
+    from .backends.webgpu import browser as _browser
+
+    _browser.register_executor()
+    del _browser

@@ -98,8 +98,21 @@ def _webgpu():
 
                 if probe().available:
                     _DEVICES["webgpu"] = Device("webgpu", backend_factory)
-                _webgpu_probed = True
+                    _webgpu_probed = True
+                elif _webgpu_pending():
+                    probe.cache_clear()  # not an answer yet: `await wt.init_async()` may open it
+                else:
+                    _webgpu_probed = True
     return _DEVICES.get("webgpu")
+
+
+def _webgpu_pending() -> bool:
+    """In a browser whose WebGPU device could open but has not (no code could wait for it)."""
+    if sys.platform != "emscripten":
+        return False
+    from .backends.webgpu import browser
+
+    return browser.pending()
 
 
 def _initial_default() -> Device:
@@ -122,7 +135,7 @@ def _initial_default() -> Device:
         return gpu
     if sys.platform == "emscripten":
         if gpu is None:
-            _notify_cpu_fallback(probe().reason)
+            _notify_cpu_fallback(probe().reason, pending=_webgpu_pending())
         return gpu or cpu
     return gpu if gpu is not None and probe().hardware else cpu
 
@@ -130,12 +143,16 @@ def _initial_default() -> Device:
 _cpu_fallback_noticed = False
 
 
-def _notify_cpu_fallback(reason: str) -> None:
+def _notify_cpu_fallback(reason: str, pending: bool = False) -> None:
     global _cpu_fallback_noticed
     if not _cpu_fallback_noticed:
         _cpu_fallback_noticed = True
-        print(f"webtensor: no WebGPU here ({reason}); computing on the cpu device "
-              f"instead", file=sys.stderr)
+        if pending:
+            print(f"webtensor: the WebGPU device is not open yet ({reason}); computing on the "
+                  f"cpu device until then", file=sys.stderr)
+        else:
+            print(f"webtensor: no WebGPU here ({reason}); computing on the cpu device "
+                  f"instead", file=sys.stderr)
 
 
 def devices() -> list[Device]:
@@ -157,7 +174,8 @@ def as_device(device, fn: str = "device") -> Device:
             return found
         from .backends.webgpu import probe
 
-        raise ValueError(f"wt.{fn}: the webgpu device is not available here: {probe().reason}")
+        state = "not open yet" if _webgpu_pending() else "not available here"
+        raise ValueError(f"wt.{fn}: the webgpu device is {state}: {probe().reason}")
     raise ValueError(f"wt.{fn}: unknown device {device!r}; available: "
                      f"{', '.join(map(repr, _DEVICES))}")
 
@@ -166,8 +184,25 @@ def default_device() -> Device:
     found = _default_device.get()
     if found is None:
         found = _initial_default()
-        _default_device._set_global(found)
+        if not _webgpu_pending():  # a browser's cpu stand-in is not kept: init_async may follow
+            _default_device._set_global(found)
     return found
+
+
+async def init_async() -> Device:
+    """Open the WebGPU device ahead of its first use and return the default device.
+
+    In a browser, opening the device must be awaited.  Code entered with JSPI (a notebook cell,
+    ``pyodide.runPythonAsync``) opens it on first use by itself; code that cannot wait
+    (``pyodide.runPython``, browsers without JSPI) runs ``await wt.init_async()`` once first.
+    Natively it only picks the default device (probing for an adapter once)."""
+    global _cpu_fallback_noticed
+    if sys.platform == "emscripten":
+        from .backends.webgpu import browser
+
+        await browser.initialize()
+        _cpu_fallback_noticed = False  # a notice now tells the outcome, not "not open yet"
+    return default_device()
 
 
 def set_default_device(device):

@@ -17,6 +17,13 @@
 //   no-adapter     requestAdapter() resolves null -> cpu device + one notice
 //   no-webgpu      navigator.gpu undefined -> cpu device + one notice
 //   bad-index-url  loadWebtensor with a wrong indexURL -> a clear error
+//   plain-first-use  plain_pyodide.html: loadPyodide + loadPackage(wheel URL), no webtensor JS;
+//                  runPythonAsync: the first GPU use opens the device (JSPI), a matmul on webgpu
+//   plain-no-jspi  the same page with runPython only: the webgpu device is refused naming
+//                  `await wt.init_async()`, which opens it; the async twins read the result
+//   plain-csp      the page served with a Content-Security-Policy without 'unsafe-eval': the
+//                  wheel's executor cannot be evaluated -> cpu, the reason names the fix
+//   plain-csp-registered  the same page registering the executor module itself: webgpu
 //   overhead       (--bench) per-op overhead micro-benchmark; compare with bench/browser/overhead.py
 //                  run natively
 // Exit code 0 when every scenario passes.
@@ -60,6 +67,8 @@ if (!existsSync(path.join(site, "webtensor.mjs"))) {
   fail(`${site} has no webtensor.mjs; build the site first: python build_wasm.py`);
 }
 if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} is missing; apt-get install chromium`);
+const wheelName = readdirSync(path.join(site, "pyodide")).find((f) => /^webtensor-.*\.whl$/.test(f));
+if (!wheelName) fail(`${site}/pyodide has no webtensor wheel; build the site: python build_wasm.py`);
 
 // pytest and friends: the exact wheels pinned in tests/pyodide/requirements.txt.
 const wheelsDir = path.join(repoRoot, ".cache", "pyodide-wheels");
@@ -93,6 +102,7 @@ const webgpuTests = testFiles.filter((f) => /test_webgpu.*\.py$/.test(f));
 // ---- static server -------------------------------------------------------------------------
 const ROUTES = [
   ["/browser-tests/", here],
+  ["/executor/", path.join(repoRoot, "core", "webtensor", "backends", "webgpu")],
   ["/wheels/", wheelsDir],
   ["/repo/tests/", path.join(repoRoot, "tests")],
   ["/repo/bench/", path.join(repoRoot, "bench")],
@@ -109,6 +119,7 @@ const STUB_NO_WEBGPU = () => {
   Object.defineProperty(Navigator.prototype, "gpu", { get: () => undefined });
 };
 const NOTICE = "[stderr] webtensor: no WebGPU here";
+const CSP_NO_EVAL = "script-src 'self' 'wasm-unsafe-eval' 'unsafe-inline'";
 
 const expect = (cond, what) => (cond ? null : what);
 const SCENARIOS = [
@@ -160,6 +171,49 @@ const SCENARIOS = [
     `message: ${r.message}`)],
   },
   {
+    name: "plain-first-use", plain: "first-use",
+    checks: (r) => [
+      expect(r.device === "webgpu" && r.yDevice === "webgpu", `devices ${r.device}/${r.yDevice}`),
+      expect(r.backend === "WebGPU (browser)", `backend ${r.backend}`),
+      expect(JSON.stringify(r.values) === JSON.stringify(r.want), `${r.values} != ${r.want}`),
+      expect(r.lines.some((l) => l.includes("webgpu")), "print(y) did not name the device"),
+      expect(!r.lines.some((l) => l.startsWith("[stderr]")), `stderr: ${r.lines}`),
+    ],
+  },
+  {
+    name: "plain-no-jspi", plain: "no-jspi",
+    checks: (r) => [
+      expect(r.canRunSync === false, "can_run_sync() was true under runPython"),
+      expect(r.refused.includes("await wt.init_async()"), `refusal: ${r.refused}`),
+      expect(r.before === "cpu", `default before init_async: ${r.before}`),
+      expect(r.lines.filter((l) => l.includes("WebGPU device is not open yet")).length === 1 &&
+        r.lines.some((l) => l.includes("await wt.init_async()")),
+      `expected one notice naming init_async: ${JSON.stringify(r.lines)}`),
+      expect(r.opened === "webgpu" && r.device === "webgpu" && r.yDevice === "webgpu",
+        `init_async -> ${r.opened}, default ${r.device}, y on ${r.yDevice}`),
+      expect(JSON.stringify(r.values) === JSON.stringify(r.want), `${r.values} != ${r.want}`),
+      expect(r.syncRead.includes("await x.tolist_async()"), `sync read: ${r.syncRead}`),
+    ],
+  },
+  {
+    name: "plain-csp", plain: "report", csp: true,
+    checks: (r) => [
+      expect(r.device === "cpu", `default device ${r.device} where the executor cannot load`),
+      expect(JSON.stringify(r.values) === "[2,4,6]", `values ${r.values}`),
+      expect(r.reason.includes("EvalError") && r.reason.includes("'unsafe-eval'") &&
+        r.reason.includes("pyodide.registerJsModule('webtensor_gpu_executor'"),
+      `reason does not name the fix: ${r.reason}`),
+    ],
+  },
+  {
+    name: "plain-csp-registered", plain: "first-use", csp: true,
+    executor: "/executor/gpu_executor.mjs",
+    checks: (r) => [
+      expect(r.device === "webgpu" && r.yDevice === "webgpu", `devices ${r.device}/${r.yDevice}`),
+      expect(JSON.stringify(r.values) === JSON.stringify(r.want), `${r.values} != ${r.want}`),
+    ],
+  },
+  {
     name: "overhead", scenario: "overhead", bench: true,
     config: { n: 1000, sizes: [16, 4096] },
     checks: () => [],
@@ -176,11 +230,34 @@ for (const s of SCENARIOS) {
   const pageErrors = [];
   page.on("pageerror", (err) => pageErrors.push(String(err)));
   if (s.initScript) await page.addInitScript(s.initScript);
-  await page.goto(`${origin}/browser-tests/page.html`);
-  const run = page.evaluate(async ({ name, config, worker }) => {
-    const m = await import("/browser-tests/scenarios.mjs");
-    return worker ? m.runInWorker(name, config) : m.runScenario(name, config);
-  }, { name: s.scenario, config: s.config ?? {}, worker: Boolean(s.worker) });
+  let run;
+  if (s.plain) {
+    const query = new URLSearchParams({ pyodide: "/pyodide/pyodide.mjs",
+      wheel: `/pyodide/${wheelName}`, mode: s.plain, ...(s.executor && { executor: s.executor }) });
+    if (s.csp) {
+      // What Pyodide itself needs, and no 'unsafe-eval'.
+      await page.route("**/plain_pyodide.html*", async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, headers: { ...response.headers(),
+          "content-security-policy": CSP_NO_EVAL } });
+      });
+    }
+    await page.goto(`${origin}/browser-tests/plain_pyodide.html?${query}`);
+    // Polled from here: waitForFunction would evaluate a string in a page whose CSP forbids it.
+    run = (async () => {
+      for (;;) {
+        const done = await page.evaluate(() => globalThis.plainDone ?? null);
+        if (done) return done;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+  } else {
+    await page.goto(`${origin}/browser-tests/page.html`);
+    run = page.evaluate(async ({ name, config, worker }) => {
+      const m = await import("/browser-tests/scenarios.mjs");
+      return worker ? m.runInWorker(name, config) : m.runScenario(name, config);
+    }, { name: s.scenario, config: s.config ?? {}, worker: Boolean(s.worker) });
+  }
   let timer;
   const timeout = new Promise((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, lines: [], error: "timed out" }),
@@ -195,7 +272,7 @@ for (const s of SCENARIOS) {
   const status = problems.length ? "FAIL" : "ok";
   results.push([status, secs, s.name]);
   console.log(`\n=== ${s.name}: ${status} (${secs}s)`);
-  if (s.scenario === "pytest" || problems.length) console.log(r.lines.join("\n"));
+  if (s.scenario === "pytest" || s.plain || problems.length) console.log(r.lines.join("\n"));
   if (s.scenario === "overhead" && r.results) console.log(JSON.stringify(r.results, null, 1));
   for (const p of problems) console.log(`  - ${p}`);
 }

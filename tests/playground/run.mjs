@@ -461,6 +461,19 @@ test("editor: CodeMirror's Python indentation, Tab, undo/redo, search, brackets"
   assert.equal(await page.locator("#editor .cm-specialChar").count(), 1, "a zero-width space shows");
 });
 
+test("the Notebooks link opens the JupyterLite tour of this site", "webgpu", async ({ page, siteUrl }) => {
+  const link = await page.$eval("#notebooks", (a) => ({ href: a.href, target: a.target }));
+  const url = new URL(link.href);
+  assert.equal(url.origin, siteUrl, "the notebooks are served by this site, not elsewhere");
+  assert.equal(url.pathname, "/lite/notebooks/index.html");
+  assert.equal(url.searchParams.get("path"), "webtensor-tour.ipynb");
+  assert.equal(link.target, "_blank", "the playground stays open");
+  assert.equal((await page.request.get(link.href)).status(), 200);
+  const contents = await (await page.request.get(`${siteUrl}/lite/api/contents/all.json`)).json();
+  assert.ok(contents.content.some((f) => f.name === "webtensor-tour.ipynb"),
+    `the site's contents lack the tour: ${contents.content.map((f) => f.name)}`);
+});
+
 test("the URL hash reproduces the session", "webgpu", async ({ page, context, siteUrl }) => {
   const code = "import webtensor as wt\nprint('from a link: ü', wt.arange(3).tolist())\n";
   await page.evaluate((c) => window.playground.editor.setCode(c), code);

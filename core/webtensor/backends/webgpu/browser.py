@@ -4,29 +4,35 @@ It implements ``driver.Driver`` like ``native.py`` does, with the same explicit 
 features, but a Python -> JavaScript call costs microseconds, so nothing crosses per operation:
 buffer creation, writes, dispatches and frees are recorded into a ``CommandBatch`` (integer ids,
 one ``array('I')`` of command words, one byte stream of uniforms and one of small uploads) and a
-whole batch is handed to the JS executor (``web/gpu_executor.mjs``, registered by
-``web/webtensor.mjs`` as the module ``webtensor_gpu_executor``) in ONE call per flush.  The JS
-side reads both byte streams as zero-copy views of the WebAssembly heap.
+whole batch is handed to the JS executor (``gpu_executor.mjs``, next to this file) in ONE call
+per flush.  The JS side reads both byte streams as zero-copy views of the WebAssembly heap.
+
+The executor ships in the wheel: ``import webtensor`` under Pyodide evaluates it through
+Pyodide's JS interop (``register_executor``), so any page that installs the wheel has the GPU,
+with no JavaScript of ours.  A page may still register its own executor as the JS module
+``webtensor_gpu_executor``; it is used instead.
 
 Reads are asynchronous in a browser.  ``read_buffer`` (``x.tolist()``, ``print(x)``, ``bool(x)``)
 waits with ``pyodide.ffi.run_sync`` (JSPI) when ``can_run_sync()``, that is when Python was entered
 through ``runPythonAsync``; otherwise it raises a RuntimeError naming the async twins
-(``await x.tolist_async()``).  Opening the device is asynchronous too: ``await initialize()``
-(``loadWebtensor`` does it), or JSPI does it on first use.
+(``await x.tolist_async()``).  Opening the device is asynchronous too: JSPI opens it on first
+use; where the first use cannot wait, ``await wt.init_async()`` (``initialize`` here) opens it.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .driver import SPEC_LIMITS, UNIFORM_ALIGN, WANTED_FEATURES, Driver, Pipeline, fold_grid
 
-EXECUTOR_MODULE = "webtensor_gpu_executor"
+EXECUTOR_MODULE = "webtensor_gpu_executor"  # a page's own executor, when it registers one
+EXECUTOR_SOURCE = "gpu_executor.mjs"  # the executor shipped in this package
 
-# Command words (web/gpu_executor.mjs decodes them; keep both in sync):
+# Command words (gpu_executor.mjs decodes them; keep both in sync):
 #   CREATE id size usage | DESTROY id | WRITE id offset upload_offset size
 #   DISPATCH pipeline uniform_offset x y z n_buffers buffer_ids...
 OP_CREATE, OP_DESTROY, OP_WRITE, OP_DISPATCH = 1, 2, 3, 4
@@ -46,6 +52,19 @@ SYNC_READ_HELP = (
     "(pyodide.runPython), where the browser cannot wait. Use the async twins: "
     "`await x.tolist_async()`, `await x.item_async()`, `await wt.sync_async()`; or run the code "
     "with pyodide.runPythonAsync, where x.tolist(), print(x) and bool(x) wait through JSPI"
+)
+
+
+NO_NAVIGATOR_GPU = ("navigator.gpu is undefined: this JavaScript runtime has no WebGPU (it needs "
+                    "a browser that supports it: Chrome/Edge, Chromium on Linux with "
+                    "--enable-unsafe-webgpu, a recent Firefox or Safari)")
+# Why the device is not open yet where opening it has to be awaited (JSPI cannot wait here).
+OPEN_ASYNC_HELP = (
+    "the browser's WebGPU device opens asynchronously, and this code was entered synchronously "
+    "(pyodide.runPython, or a browser without JSPI), where it cannot wait: run "
+    "`await wt.init_async()` once first (from async code: pyodide.runPythonAsync, a notebook "
+    "cell, or JavaScript's `await pyodide.runPython('wt.init_async()')`), then read tensors "
+    "with the async twins (`await x.tolist_async()`)"
 )
 
 
@@ -150,6 +169,62 @@ class CommandBatch:
         return out
 
 
+# -- the executor ---------------------------------------------------------------------------------
+
+_EXPORT = re.compile(
+    r"^export\s+(?:async\s+)?(?:function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)",
+    re.MULTILINE)
+
+
+def module_as_script(source: str) -> str:
+    """An import-free ES module's source as one JavaScript expression whose value is an object
+    holding its exports (``eval`` cannot run a module; ``import()`` of a data: URL is async)."""
+    names = _EXPORT.findall(source)
+    unsupported = [line for line in re.findall(r"^[ \t]*(?:import|export)\b.*$", source,
+                                               re.MULTILINE) if not _EXPORT.match(line)]
+    if unsupported or not names:
+        raise ValueError(f"module_as_script: only `export const/function/class NAME` at the "
+                         f"start of a line are supported, found "
+                         f"{unsupported[0] if unsupported else 'no export'!r}")
+    body = re.sub(r"^export\s+", "", source, flags=re.MULTILINE)
+    return f"(() => {{\n'use strict';\n{body}\nreturn {{ {', '.join(names)} }};\n}})()"
+
+
+_executor = None  # the executor's JS namespace (openDevice, GpuExecutor, OP), once loaded
+_executor_error: str | None = None
+
+
+def register_executor():
+    """Load the WebGPU executor once: a page's registered ``webtensor_gpu_executor`` module, else
+    the copy shipped in this package, evaluated through Pyodide's JS interop.  ``import
+    webtensor`` calls this under Pyodide; returns the executor, or None with the reason kept for
+    ``open_device``."""
+    global _executor, _executor_error
+    if _executor is not None or _executor_error is not None:
+        return _executor
+    try:
+        _executor = importlib.import_module(EXECUTOR_MODULE)
+        return _executor
+    except ImportError:
+        pass
+    try:
+        from importlib.resources import files
+
+        from pyodide.code import run_js
+
+        source = files(__package__).joinpath(EXECUTOR_SOURCE).read_text(encoding="utf-8")
+        _executor = run_js(module_as_script(source))
+    except Exception as e:  # e.g. a page whose Content-Security-Policy forbids eval
+        _executor_error = f"the WebGPU executor could not be loaded ({type(e).__name__}: {e})"
+        if "EvalError" in str(e):
+            _executor_error += (
+                "; allow 'unsafe-eval' in the page's Content-Security-Policy, or register the "
+                f"executor before importing webtensor: pyodide.registerJsModule("
+                f"'{EXECUTOR_MODULE}', await import('<URL of webtensor/backends/webgpu/"
+                f"{EXECUTOR_SOURCE}>'))")
+    return _executor
+
+
 # -- the device -----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -177,17 +252,24 @@ _failure: str | None = None  # why no device could be opened, once tried
 
 async def initialize() -> BrowserDevice | None:
     """Open the browser's WebGPU device (once); None, with the reason kept for ``probe()``, when
-    there is none.  ``loadWebtensor`` awaits this; without it the first use opens the device
+    there is none.  ``wt.init_async()`` awaits this; without it the first use opens the device
     through JSPI when possible."""
+    try:
+        return await _initialize()
+    finally:
+        _clear_probe()  # the probe may hold "not open yet": it must see the outcome
+
+
+async def _initialize() -> BrowserDevice | None:
     global _opened, _failure
     if _opened is not None or _failure is not None:
         return _opened
-    try:
-        executor_module = importlib.import_module(EXECUTOR_MODULE)
-    except ImportError:
-        _failure = ("the WebGPU executor is not registered: load webtensor with loadWebtensor() "
-                    "from webtensor.mjs (it registers gpu_executor.mjs as "
-                    f"'{EXECUTOR_MODULE}')")
+    if not _has_navigator_gpu():
+        _failure = NO_NAVIGATOR_GPU
+        return None
+    executor_module = register_executor()
+    if executor_module is None:
+        _failure = _executor_error
         return None
     import js
     from pyodide.ffi import JsException, to_js
@@ -212,8 +294,16 @@ async def initialize() -> BrowserDevice | None:
         executor=found.executor,
         limits={names[k]: int(v) for k, v in found.limits.to_py().items()},
         features=frozenset(found.features.to_py()), info=info, fallback=fallback)
-    _clear_probe()
     return _opened
+
+
+def decline(reason: str) -> None:
+    """Never open the device in this process (``loadWebtensor({webgpu: false})``): the probe
+    reports ``reason`` and webtensor computes on the cpu device."""
+    global _failure
+    if _opened is None and _failure is None:
+        _failure = reason
+        _clear_probe()
 
 
 def _clear_probe() -> None:
@@ -235,15 +325,17 @@ def open_device() -> tuple[BrowserDevice | None, str]:
     """The opened device and "" or None and why (opens it through JSPI when not yet tried)."""
     if _opened is None and _failure is None:
         if not _has_navigator_gpu():
-            return None, ("this JavaScript runtime has no navigator.gpu (WebGPU needs a "
-                          "browser that supports it, e.g. Chrome/Edge, or Firefox/Safari with "
-                          "WebGPU enabled)")
+            return None, NO_NAVIGATOR_GPU
         if not _can_run_sync():
-            return None, ("the browser's WebGPU device opens asynchronously: load webtensor "
-                          "with loadWebtensor() from webtensor.mjs (it awaits webtensor.backends."
-                          "webgpu.browser.initialize()), or enter Python with runPythonAsync")
-        _run_sync(initialize())
+            return None, OPEN_ASYNC_HELP
+        _run_sync(_initialize())
     return _opened, _failure or ""
+
+
+def pending() -> bool:
+    """Whether the device may still open: navigator.gpu exists but opening it was never tried,
+    because no code could wait for it yet (``await wt.init_async()`` would)."""
+    return _opened is None and _failure is None and _has_navigator_gpu()
 
 
 class BrowserDriver(Driver):

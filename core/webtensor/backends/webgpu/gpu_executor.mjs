@@ -1,4 +1,9 @@
-// The WebGPU side of webtensor's browser driver (core/webtensor/backends/webgpu/browser.py).
+// The WebGPU side of webtensor's browser driver (browser.py, next to this file).
+//
+// Shipped in the wheel as package data: under Pyodide, `import webtensor` reads this file and
+// evaluates it through Pyodide's JS interop (browser.py's `module_as_script` turns the top-level
+// `export`s into the fields of one object), so no page has to load it. It must stay a plain
+// ES module without `import`s; it is also importable as one.
 //
 // Python records a batch of commands and hands it over in ONE call, `run(cmds, uniforms,
 // uploads)`, so the ~2 us cost of a Python->JS crossing is paid per batch, not per operation:

@@ -92,12 +92,13 @@ export function serveStatic(root, { routes = [], cache = true } = {}) {
   });
 }
 
-/** Headless Chromium; `webgpu: false` leaves out --enable-unsafe-webgpu (no adapter). */
-export async function launchChromium({ webgpu = true } = {}) {
+/** Headless Chromium; `webgpu: false` leaves out --enable-unsafe-webgpu (no adapter);
+ *  `args`: more command-line switches (e.g. --host-resolver-rules to go offline). */
+export async function launchChromium({ webgpu = true, args: extra = [] } = {}) {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}; install the Debian package "chromium" ` +
       "or point CHROMIUM at a Chromium binary");
   }
-  const args = webgpu ? [...BASE_ARGS, "--enable-unsafe-webgpu"] : BASE_ARGS;
+  const args = [...BASE_ARGS, ...(webgpu ? ["--enable-unsafe-webgpu"] : []), ...extra];
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args });
 }

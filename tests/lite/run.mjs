@@ -23,10 +23,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..", "..");
-const { serveStatic, CHROMIUM } = await import(
-  pathToFileURL(path.join(repoRoot, "tests", "playground", "harness.mjs")).href);
-const { chromium } = await import(
-  pathToFileURL(path.join(repoRoot, "web", "node_modules", "playwright-core", "index.mjs")).href);
+const { launchChromium, serveStatic } = await import(
+  pathToFileURL(path.join(repoRoot, "tests", "harness.mjs")).href);
 
 const option = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -39,11 +37,8 @@ const KERNEL_TIMEOUT_MS = Number(process.env.LITE_KERNEL_TIMEOUT_MS ?? 150_000);
 const CELL_TIMEOUT_MS = Number(process.env.LITE_CELL_TIMEOUT_MS ?? 120_000);
 mkdirSync(artifacts, { recursive: true });
 
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-  "--enable-unsafe-webgpu",
-  // Offline: no host name resolves but the loopback address the site is served on.
-  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"];
+// Offline: no host name resolves but the loopback address the site is served on.
+const OFFLINE_ARGS = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"];
 
 // Viridis' ends as matplotlib defines the map: the colours of a sequential heatmap's min and max.
 const VIRIDIS_FIRST = [68, 1, 84];
@@ -223,7 +218,7 @@ const TESTS = {
 
 // ---- main ------------------------------------------------------------------------------------
 const server = await serveStatic(site);
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+const browser = await launchChromium({ webgpu: true, args: OFFLINE_ARGS });
 console.log(`lite tests in Chromium ${browser.version()}, site ${site} at ${server.url}`);
 const results = [];
 for (const [name, [fn, viewport]] of Object.entries(TESTS)) {

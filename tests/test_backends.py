@@ -505,6 +505,8 @@ def _input_dtypes(op):
     kinds = op.kinds
     if op.result == "float":
         kinds = "".join(k for k in kinds if k in "fc")
+    if op.result == "complex":  # the frontend makes the operands complex first
+        kinds = "c"
     return [dt for dt in ALL if dt.kind in kinds]
 
 

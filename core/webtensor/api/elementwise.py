@@ -22,6 +22,9 @@ __all__ = [op.name for op in UNARY + BINARY] + ["clip", "where"]
 def _result_dtypes(op: ElementwiseOp, dt: _d.DType):
     """(computation dtype, output dtype) of ``op`` on promoted dtype ``dt``."""
     check_kind(dt, op.kinds, op.name)
+    if op.result == "complex":  # real operands become the complex dtype of their float
+        compute = float_dtype_for(dt).complex_dtype
+        return compute, compute
     compute = float_dtype_for(dt) if op.result == "float" else dt
     if op.result == "bool":
         return compute, _d.bool

@@ -498,6 +498,8 @@ def _out_dtype(op, dt):
         return wt.bool
     if op.result == "real":
         return dt.real_dtype
+    if op.result == "complex":
+        return dt.complex_dtype
     return dt
 
 
@@ -505,8 +507,6 @@ def _input_dtypes(op):
     kinds = op.kinds
     if op.result == "float":
         kinds = "".join(k for k in kinds if k in "fc")
-    if op.result == "complex":  # the frontend makes the operands complex first
-        kinds = "c"
     return [dt for dt in ALL if dt.kind in kinds]
 
 

@@ -117,10 +117,9 @@ def result_rule(op, dt, weak):
     in webtensor.ops; None when the op refuses dt's kind."""
     if dt.kind not in op.kinds:
         return None
-    compute = float_compute_dtype(dt) if op.result in ("float", "complex") else dt
-    if op.result == "complex":  # real operands become the complex of their float dtype
-        compute = compute.complex_dtype
-    out = {"bool": wt.bool, "real": compute.real_dtype}.get(op.result, compute)
+    compute = float_compute_dtype(dt) if op.result == "float" else dt
+    out = {"bool": wt.bool, "real": compute.real_dtype,
+           "complex": compute.complex_dtype}.get(op.result, compute)
     return compute, out, bool(weak) and out is not wt.bool
 
 
@@ -245,8 +244,8 @@ def _nx_references():
 
     def complex_(c, a, b):  # the parts are placed, not computed (inf + 1j * inf has a NaN)
         a, b = np.broadcast_arrays(a, b)
-        out = np.empty(a.shape, np.dtype(c.name))
-        out.real, out.imag = np.real(a), np.real(b)
+        out = np.empty(a.shape, np.complex128 if c is wt.float64 else np.complex64)
+        out.real, out.imag = a, b
         return out
 
     return {

@@ -255,8 +255,6 @@ def _grid(dt, n_random: int, seed: int):
 
 def _applicable(op, dt) -> bool:
     # Float-result ops never reach a backend with bool/int inputs: the frontend casts first.
-    if op.result == "complex":  # the frontend makes the operands complex first
-        return dt.kind == "c"
     return dt.kind in op.kinds and not (op.result == "float" and dt.kind in "biu")
 
 
@@ -265,6 +263,8 @@ def _out_dtype(op, dt):
         return wt.bool
     if op.result == "real":
         return dt.real_dtype
+    if op.result == "complex":
+        return dt.complex_dtype
     return dt
 
 

@@ -138,13 +138,12 @@ def both(prim: str, out_shape, out_dt, *args, ulp: int = 0, context: str = "",
 
 def applicable(op, dt) -> bool:
     """The op reaches a backend with this dtype (float-rule ops on ints are cast first)."""
-    if op.result == "complex":  # the frontend makes the operands complex first
-        return dt.kind == "c"
     return dt.kind in op.kinds and not (op.result == "float" and dt.kind in "biu")
 
 
 def out_dtype(op, dt):
-    return {"bool": wt.bool, "real": dt.real_dtype}.get(op.result, dt)
+    return {"bool": wt.bool, "real": dt.real_dtype,
+            "complex": dt.complex_dtype}.get(op.result, dt)
 
 
 def tolerance(name, dt) -> int:

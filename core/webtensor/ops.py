@@ -7,8 +7,8 @@ Result rules:
   dtype first (sqrt, sin, divide...).
 * ``bool``  - comparisons and predicates.
 * ``real``  - complex inputs give their real dtype (abs, real, imag); others keep their dtype.
-* ``complex`` - real inputs are promoted, made float like ``float`` does, then complex (imaginary
-  part zero); the result has that complex dtype (``complex``: real parts of x1 and x2).
+* ``complex`` - float inputs (promoted) give the complex dtype of their precision (as JAX's
+  ``lax.complex``, integers are refused: convert them first).
 
 Kinds are NumPy's letters (b bool, u unsigned, i signed, f float, c complex); an input whose
 promoted dtype has another kind is refused with a TypeError naming the op and the dtype.
@@ -85,7 +85,7 @@ _TABLE = [
     ("count_leading_zeros", 1, "iu", "same", "Leading zero bits in x's own width."),
     ("population_count", 1, "iu", "same", "Set bits in x's own width."),
     ("phase", 1, "fc", "real", "Phase angle atan2(imag(x), real(x)) (pi for negative reals)."),
-    ("complex", 2, _REAL, "complex", "x1 + x2 * 1j from two real tensors (exactly, inf too)."),
+    ("complex", 2, "f", "complex", "x1 + x2 * 1j from two float tensors (parts placed exactly)."),
     # binary arithmetic
     ("add", 2, "b" + _NUM, "same", "x1 + x2."),
     ("subtract", 2, _NUM, "same", "x1 - x2."),

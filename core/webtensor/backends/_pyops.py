@@ -719,7 +719,7 @@ NX_UNARY = {
     "phase": lambda vals, dt: [phase1(v) for v in vals],
 }
 NX_BINARY = {
-    "complex": lambda a, b, dt: [complex(x.real, y.real) for x, y in zip(a, b)],
+    "complex": lambda a, b, dt: [complex(x, y) for x, y in zip(a, b)],
 }
 
 

@@ -459,7 +459,7 @@ UNARY.update({
     "sigmoid": _sigmoid, "phase": _phase, "count_leading_zeros": _clz,
     "population_count": _popcount,
 })
-BINARY["complex"] = lambda a, b: _complex(a.real, b.real, a.dtype)
+BINARY["complex"] = lambda a, b: _complex(a, b, np.result_type(a.dtype, np.complex64))
 _TRANSCENDENTAL = _TRANSCENDENTAL | {"cbrt", "erf", "erfc", "erf_inv", "rsqrt", "sigmoid",
                                      "phase"}
 

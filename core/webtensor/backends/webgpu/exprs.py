@@ -164,7 +164,7 @@ BINARY: dict[str, dict[str, str]] = {
     "logical_xor": _logical("{} != {}"),
 }
 
-BINARY["complex"] = {"c64": "vec2<f32>(a.x, b.x)"}  # the real parts of x1 and x2
+BINARY["complex"] = {"f32": "vec2<f32>(a, b)"}  # two float32 parts: a complex64
 
 # CAST[(source type, target type)]: the conversion with the CPU device's rules (float -> int
 # truncates, NaN -> 0, saturates; int -> float rounds to nearest even; x -> bool is x != 0;

@@ -270,17 +270,11 @@ def broadcast(tensor, shape, *, axes=None, names=None) -> Tensor:
             fail(fn, f"cannot broadcast tensor of dimensions {t.shape} to {target} with axes "
                      f"{list(axes)}")
         view_shape[a] = t.shape[i]
+    # Nx: broadcasting drops names; they come from ``names`` or from the shape's tensor
     if names is not None:
         out_names = check_names(names, len(target), fn)
     else:
-        src = names_of(t)
-        out_names = [None] * len(target)
-        for i, a in enumerate(axes):
-            out_names[a] = src[i] if t.shape[i] == target[a] else None
-        if isinstance(shape, Tensor):
-            for i, n in enumerate(names_of(shape)):
-                out_names[i] = out_names[i] or n
-        out_names = norm_names(out_names)
+        out_names = shape.names if isinstance(shape, Tensor) else None
     view = _r.reshape(t, tuple(view_shape))
     return _materialize(broadcast_view(view, tuple(target)), out_names)
 

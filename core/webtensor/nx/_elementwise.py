@@ -241,7 +241,16 @@ def select(pred, on_true, on_false) -> Tensor:
     dt = merge(a, b)
     p = p if isinstance(p, Tensor) else to_tensor(p, fn, dev)
     cond = _ew.not_equal(p, operand_as(0, p.dtype, p.device, fn))
-    return strong(_ew.where(cond, operand_as(a, dt, dev, fn), operand_as(b, dt, dev, fn)))
+    x, y = operand_as(a, dt, dev, fn), operand_as(b, dt, dev, fn)
+    if p.ndim:  # Nx: a non-scalar predicate gives the result its shape and names
+        x, y = (_r.broadcast_to(_unnamed(v), p.shape) for v in (x, y))
+        out = _ew.where(_unnamed(cond), x, y)
+        return out._view(out.shape, out.strides, out.offset, names=p.names)
+    return strong(_ew.where(cond, x, y))
+
+
+def _unnamed(t: Tensor) -> Tensor:
+    return t if t.names is None else t._view(t.shape, t.strides, t.offset, names=None)
 
 
 @nx_function

@@ -26,6 +26,7 @@ from ._core import (
     operand_as,
     strong,
     to_tensor,
+    type_text,
 )
 
 __all__ = ["slice", "slice_along_axis", "put_slice", "take", "take_along_axis", "gather",
@@ -36,7 +37,7 @@ _I64 = _d.int64
 
 def _int_tensor(t: Tensor, fn: str, what: str = "indices") -> Tensor:
     if t.dtype.kind not in "iu":
-        fail(fn, f"{what} must be an integer tensor, got {t.dtype.nx}", TypeError)
+        fail(fn, f"{what} must be an integer tensor, got {type_text(t.dtype)}", TypeError)
     return strong(t, _I64)
 
 
@@ -67,7 +68,10 @@ def _starts(t: Tensor, start_indices, fn: str):
         s = to_tensor(s, fn, t.device)
         if s.ndim:
             fail(fn, f"index must be scalar, got shape {s.shape} for axis {i}")
-        out.append(_int_tensor(s, fn, "index"))
+        if s.dtype.kind not in "iu":
+            fail(fn, f"index must be integer type, got {type_text(s.dtype)} for axis {i}",
+                 TypeError)
+        out.append(strong(s, _I64))
     return out, static
 
 
@@ -257,8 +261,11 @@ def _indexed(op: str, target, indices, updates, fn: str) -> Tensor:
     idx = _int_tensor(to_tensor(indices, fn, t.device), fn)
     u = to_tensor(updates, fn, t.device)
     if idx.ndim != 2:
-        fail(fn, f"expected indices to be a rank 2 tensor of shape (n, {t.ndim}), got shape "
-                 f"{idx.shape}")
+        fail(fn, f"indices must be a rank 2 tensor, got: {idx.ndim}")
+    if u.ndim != 1:
+        fail(fn, f"updates must be a rank 1 tensor, got: {u.ndim}")
+    if idx.shape[1] != t.ndim:
+        fail(fn, f"expected indices to have shape (*, {t.ndim}), got: {idx.shape}")
     if u.shape != idx.shape[:1]:
         fail(fn, f"expected updates tensor to match the first axis of indices tensor with "
                  f"shape {idx.shape}, got {u.shape}")

@@ -19,7 +19,6 @@ from ..api.sorting import argsort_along, sort_along
 from ..tensor import Tensor, cast, empty
 from ._core import (
     axes_list,
-    axis_index,
     check_concrete,
     check_names,
     fail,
@@ -41,6 +40,7 @@ from ._core import (
     type_text,
     type_tuple,
 )
+from ._core import axis_index as _axis
 
 __all__ = ["shape", "rank", "size", "byte_size", "names", "axes", "axis_index", "axis_size",
            "compatible", "reshape", "flatten", "new_axis", "squeeze", "transpose", "rename",
@@ -51,9 +51,10 @@ __all__ = ["shape", "rank", "size", "byte_size", "names", "axes", "axis_index", 
 # -- facts about a tensor (numbers and tensors alike) ------------------------------------------------
 
 def shape(tensor) -> tuple:
-    """The shape as a tuple (``()`` for numbers)."""
-    return shape_of(tensor, "shape") if not isinstance(tensor, (tuple, list)) else \
-        fail("shape", f"expected a tensor or a number, got {tensor!r:.40}", TypeError)
+    """The shape as a tuple (``()`` for numbers; a shape tuple is its own shape)."""
+    if isinstance(tensor, list):
+        fail("shape", f"expected a tensor, a number or a shape, got {tensor!r:.40}", TypeError)
+    return shape_of(tensor, "shape")
 
 
 def rank(tensor) -> int:
@@ -91,21 +92,25 @@ def axes(tensor) -> list:
     return list(range(rank(tensor)))
 
 
-def axis_index(tensor, axis) -> int:  # noqa: F811 - the public Nx function
-    from ._core import axis_index as _axis_index
-
-    return _axis_index(to_tensor(tensor, "axis_index"), axis, "axis_index")
+def axis_index(tensor, axis) -> int:
+    """The index of ``axis`` (a name, or a number counted from the back when negative)."""
+    return _axis(to_tensor(tensor, "axis_index"), axis, "axis_index")
 
 
 def axis_size(tensor, axis) -> int:
     t = to_tensor(tensor, "axis_size")
-    from ._core import axis_index as _axis_index
-
-    return t.shape[_axis_index(t, axis, "axis_size")]
+    return t.shape[_axis(t, axis, "axis_size")]
 
 
 def compatible(left, right) -> bool:
-    """Same shape and type, and names that do not clash (None matches any name)."""
+    """Same shape and type, and names that do not clash (None matches any name); containers
+    (tuples, lists, dicts) are compatible when their structure and leaves are."""
+    if isinstance(left, (tuple, list)) or isinstance(right, (tuple, list)):
+        return left.__class__ is right.__class__ and len(left) == len(right) and all(
+            compatible(a, b) for a, b in zip(left, right))
+    if isinstance(left, dict) or isinstance(right, dict):
+        return isinstance(left, dict) and isinstance(right, dict) and left.keys() == \
+            right.keys() and all(compatible(left[k], right[k]) for k in left)
     a, b = to_tensor(left, "compatible"), to_tensor(right, "compatible")
     if a.shape != b.shape or a.dtype is not b.dtype:
         return False
@@ -167,6 +172,8 @@ def squeeze(tensor, *, axes=None) -> Tensor:
     """``tensor`` without its size-1 axes (only ``axes`` when given)."""
     fn = "squeeze"
     t = to_tensor(tensor, fn)
+    if axes is not None and len(set(axes)) != len(axes):
+        fail(fn, f"axes {list(axes)} must be unique integers between 0 and {t.ndim - 1}")
     which = [i for i, n in enumerate(t.shape) if n == 1] if axes is None else \
         axes_list(t, axes, fn)
     for a in which:
@@ -184,11 +191,13 @@ def transpose(tensor, *, axes=None) -> Tensor:
     """The axes in the order ``axes`` (numbers or names); reversed by default."""
     fn = "transpose"
     t = to_tensor(tensor, fn)
+    if axes is not None and len(axes) != t.ndim:
+        fail(fn, f"expected length of permutation ({len(axes)}) to match rank of shape "
+                 f"({t.ndim})")
     order = list(reversed(range(t.ndim))) if axes is None else \
-        [axis_index(t, a, fn) for a in axes]
+        [_axis(t, a, fn) for a in axes]
     if sorted(order) != list(range(t.ndim)):
-        fail(fn, f"length of axes ({len(order)}) does not match rank of tensor ({t.ndim}), or "
-                 f"the axes repeat: {list(axes)}")
+        fail(fn, f"given axes {list(axes)} repeat an axis")
     return _r.permute(t, order)
 
 
@@ -310,7 +319,7 @@ def concatenate(tensors, *, axis=0) -> Tensor:
     if len(ts) == 1:
         return ts[0]
     dt = merge(*ts)
-    ax = axis_index(ts[0], axis, fn)
+    ax = _axis(ts[0], axis, fn)
     ts = tensors_as(ts, dt, fn)
     first = ts[0]
     for t in ts[1:]:
@@ -350,7 +359,7 @@ def sort(tensor, *, axis=0, direction="asc") -> Tensor:
              TypeError)
     if t.ndim == 0:
         return t
-    return sort_along(t, axis_index(t, axis, fn), _direction(direction, fn))
+    return sort_along(t, _axis(t, axis, fn), _direction(direction, fn))
 
 
 @nx_function
@@ -363,7 +372,7 @@ def argsort(tensor, *, axis=0, direction="asc") -> Tensor:
              TypeError)
     if t.ndim == 0:
         return operand_as(0, _d.int64, t.device, fn)
-    return strong(argsort_along(t, axis_index(t, axis, fn), _direction(direction, fn)))
+    return strong(argsort_along(t, _axis(t, axis, fn), _direction(direction, fn)))
 
 
 @nx_function
@@ -393,13 +402,27 @@ def dot(t1, *args) -> Tensor:
 
 
 def _dot(a: Tensor, ca, ba, b: Tensor, cb, bb, fn: str) -> Tensor:
-    ca = [axis_index(a, x, fn) for x in ca]
-    cb = [axis_index(b, x, fn) for x in cb]
-    ba = [axis_index(a, x, fn) for x in ba]
-    bb = [axis_index(b, x, fn) for x in bb]
-    if len(ca) != len(cb) or len(ba) != len(bb):
-        fail(fn, f"dot expects the same number of contracting and batch axes on both sides, got "
-                 f"{ca}/{cb} and {ba}/{bb}")
+    ca = [_axis(a, x, fn) for x in ca]
+    cb = [_axis(b, x, fn) for x in cb]
+    ba = [_axis(a, x, fn) for x in ba]
+    bb = [_axis(b, x, fn) for x in bb]
+    if not ba and bb:
+        fail(fn, "left tensor must be batched if right tensor is batched")
+    if ba and not bb:
+        fail(fn, "right tensor must be batched if left tensor is batched")
+    for side, axes in (("left", ba), ("right", bb)):
+        if axes and axes != list(range(len(axes))):
+            fail(fn, f"invalid dot batch axis for the {side} tensor, batch axes must be "
+                     f"successive dimensions starting from 0, got {axes}")
+    if len(ba) != len(bb):
+        fail(fn, f"dot expects as many batch axes on both sides, got {ba} and {bb}")
+    for side, axes, contract in (("left", ba, ca), ("right", bb, cb)):
+        if any(a in contract for a in axes):
+            fail(fn, f"dot batch axes for {side} tensor ({axes}) cannot be in contract axes "
+                     f"({contract})")
+    if len(ca) != len(cb):
+        fail(fn, f"dot expects the same number of contracting axes on both sides, got {ca} and "
+                 f"{cb}")
     for x, y in zip(ca, cb):
         if a.shape[x] != b.shape[y]:
             fail(fn, f"dot/zip expects shapes to be compatible, dimension {x} of left-side "
@@ -450,7 +473,7 @@ def _dft(tensor, length, fn, inverse):
     elif length == "power_of_two":
         length = 1 << max(n - 1, 0).bit_length()
     elif not isinstance(length, int) or isinstance(length, bool) or length < 1:
-        fail(fn, f"length must be a positive integer or \"power_of_two\", got {length!r}")
+        fail(fn, f"expected an integer or 'power_of_two' as length, got: {length!r}")
     ct = _d.complex128 if t.dtype in (_d.float64, _d.complex128) else _d.complex64
     x = strong(t, ct)
     out = (_fft.ifft if inverse else _fft.fft)(x, n=length, axis=-1)
@@ -492,7 +515,7 @@ def bitcast(tensor, type) -> Tensor:  # noqa: A002 - Nx's name
     t = to_tensor(tensor, fn)
     dt = parse_type(type, fn)
     if t.dtype.kind == "c" or dt.kind == "c":
-        fail(fn, "bitcast is not supported for complex types", TypeError)
+        fail(fn, "Nx.bitcast/2 does not support complex inputs", TypeError)
     if dt.itemsize != t.dtype.itemsize:
         fail(fn, f"input type width must match new type width, got input type "
                  f"{type_text(t.dtype)} and output type {type_text(dt)}")

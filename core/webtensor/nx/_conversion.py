@@ -35,7 +35,8 @@ from ._core import (
 )
 
 __all__ = ["to_binary", "from_binary", "to_flat_list", "to_number", "to_tensor", "to_batched",
-           "serialize", "deserialize", "load_npy", "load_numpy_archive", "to_heatmap"]
+           "serialize", "deserialize", "load_npy", "load_numpy_archive", "from_numpy",
+           "from_numpy_archive", "to_heatmap"]
 
 _LITTLE = sys.byteorder == "little"
 
@@ -359,3 +360,8 @@ def load_numpy_archive(source, *, backend=None) -> list:
     with zipfile.ZipFile(io.BytesIO(_bytes_of(source, fn))) as z:
         return [(name[:-4] if name.endswith(".npy") else name, _read_npy(z.read(name), dev, fn))
                 for name in z.namelist()]
+
+
+# Nx v0.4.0's names of the two loaders (later versions call them load_numpy!/load_numpy_archive!)
+from_numpy = load_npy
+from_numpy_archive = load_numpy_archive

@@ -6,7 +6,8 @@ arguments are tensors (Python numbers become Nx's default tensors, s64 or f32, l
 ``nx.tensor``), keyword-only arguments are Nx's static options, and the cache key is the
 arguments' shapes, types and names plus the options' values.  Inside, tensors are symbolic
 (Nx's ``Nx.Defn.Expr``): reading a value (``nx.to_number``, ``float(t)``, ``if t:``) raises
-``wt.ConcretizationError`` naming the fix.
+``wt.ConcretizationError`` naming the fix.  Python operators inside (``t + 1``) merge types as
+Nx's do (the ``nx`` promotion mode is active while it runs).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import inspect
 from ..compile import grad as _grad
 from ..compile import jit as _jit
 from ..compile import value_and_grad as _value_and_grad
+from ..promotion import promotion_mode
 from ..tensor import Tensor
 from ._core import fail, is_number, number, to_tensor
 
@@ -52,7 +54,9 @@ class Defn:
         self._compiled = _jit(fun, static_argnames=static)
 
     def __call__(self, *args, **options):
-        return self._compiled(*(_tensors(a, "defn") for a in args), **options)
+        # operators inside merge types as Nx's do (t + 1 on u8 with -1 is s16, ...)
+        with promotion_mode("nx"):
+            return self._compiled(*(_tensors(a, "defn") for a in args), **options)
 
     def __repr__(self) -> str:
         return f"<nx.defn {getattr(self.fun, '__qualname__', self.fun)!r}>"

@@ -249,6 +249,7 @@ def test_templates(dev):
     assert nx.shape(tpl) == (2, 3) and nx.type(tpl) == ("f", 32)
     assert nx.names(tpl) == ["rows", None]
     assert "Nx.TemplateBackend" in nx.inspect(tpl)
+    assert repr(tpl).startswith("Tensor(<Nx.TemplateBackend: no data>,")
     with pytest.raises(RuntimeError, match="cannot perform operations on a Nx.TemplateBackend"):
         nx.add(tpl, 1)
     with pytest.raises(RuntimeError, match="Nx.TemplateBackend"):

@@ -26,11 +26,22 @@ class _NoData:
         raise RuntimeError(self._message)
 
 
-TEMPLATE = Device("Nx.TemplateBackend", lambda: _NoData(
-    "cannot perform operations on a Nx.TemplateBackend tensor"))
-DEALLOCATED = Device("deallocated", lambda: _NoData(
+class _Placeholder(Device):
+    """A device holding no data; ``no_data`` says why (``repr`` shows it)."""
+
+    __slots__ = ("no_data",)
+
+    def __init__(self, name: str, no_data: str, message: str):
+        super().__init__(name, lambda: _NoData(message))
+        self.no_data = no_data
+
+
+TEMPLATE = _Placeholder("Nx.TemplateBackend", "Nx.TemplateBackend: no data",
+                        "cannot perform operations on a Nx.TemplateBackend tensor")
+DEALLOCATED = _Placeholder(
+    "deallocated", "deallocated by nx.backend_deallocate",
     "cannot read or compute with a tensor after nx.backend_deallocate (or "
-    "nx.backend_transfer) freed its memory; keep the tensor the transfer returned"))
+    "nx.backend_transfer) freed its memory; keep the tensor the transfer returned")
 
 
 def data_state(t: Tensor):

@@ -147,7 +147,7 @@ The same operands in the five modes:
 ```python
 >>> def each_mode(*operands):
 ...     out = {}
-...     for mode in ("standard", "all", "safe", "numpy", "strict"):
+...     for mode in ("standard", "all", "safe", "numpy", "strict", "nx"):
 ...         with wt.promotion_mode(mode):
 ...             try:
 ...                 out[mode] = wt.result_type(*operands).name
@@ -155,13 +155,27 @@ The same operands in the five modes:
 ...                 out[mode] = "error"
 ...     return out
 >>> each_mode(wt.int32, wt.float32)
-{'standard': 'float32', 'all': 'float32', 'safe': 'error', 'numpy': 'float64', 'strict': 'error'}
+{'standard': 'float32', 'all': 'float32', 'safe': 'error', 'numpy': 'float64', 'strict': 'error', 'nx': 'float32'}
 >>> each_mode(wt.int8, 1.0)
-{'standard': 'float32', 'all': 'float64', 'safe': 'error', 'numpy': 'float64', 'strict': 'error'}
+{'standard': 'float32', 'all': 'float64', 'safe': 'error', 'numpy': 'float64', 'strict': 'error', 'nx': 'float32'}
 >>> each_mode(wt.uint64, wt.int64)
-{'standard': 'float32', 'all': 'float64', 'safe': 'error', 'numpy': 'float64', 'strict': 'error'}
+{'standard': 'float32', 'all': 'float64', 'safe': 'error', 'numpy': 'float64', 'strict': 'error', 'nx': 'int64'}
 >>> each_mode(wt.bfloat16, wt.float16)
-{'standard': 'float32', 'all': 'float32', 'safe': 'error', 'numpy': 'float32', 'strict': 'error'}
+{'standard': 'float32', 'all': 'float32', 'safe': 'error', 'numpy': 'float32', 'strict': 'error', 'nx': 'float16'}
+
+```
+
+Nx's value-sized Python ints (the other modes raise OverflowError for a negative int with
+`uint8`):
+
+```python
+>>> with wt.promotion_mode("nx"):
+...     [wt.result_type(wt.uint8, v).name for v in (200, 300, -1, -40000, 1.0)]
+['uint8', 'uint16', 'int16', 'int32', 'float32']
+>>> with wt.promotion_mode("nx"):
+...     r = wt.asarray([0, 1, 2], dtype=wt.uint8) + -1
+>>> r.dtype, r.tolist()
+(wt.int16, [-1, 0, 1])
 
 ```
 

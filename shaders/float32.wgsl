@@ -776,6 +776,226 @@ fn atanh_f32(x: f32) -> f32 {
     return copysign_f32(t, x);
 }
 
+// -- Nx's functions: erf, erfc, erf_inv, cbrt, rsqrt, sigmoid --------------------------------------
+// Polynomials fitted (weighted least squares, relative error 1e-10..1e-13) to erf(x)/x, to
+// erfcx(x) = erfc(x) e^(x^2) piecewise, and to erf_inv; erfc(x) = e^-(x^2) erfcx(x) with x^2 and
+// the exponential in float-float, so the tail keeps its relative accuracy down to the subnormals.
+
+// erf(x) for |x| <= 0.5: x + x (erf(x)/x - 1) as a polynomial in x^2.
+fn erf_small_f32(x: f32) -> f32 {
+    let u = x * x;
+    var p = 0x1.c54844p-14f;
+    p = p * u + -0x1.bdef5p-11f;
+    p = p * u + 0x1.564f68p-8f;
+    p = p * u + -0x1.b82c9cp-6f;
+    p = p * u + 0x1.ce2f2p-4f;
+    p = p * u + -0x1.812746p-2f;
+    p = p * u + 0x1.06eba8p-3f;
+    return x + x * p;
+}
+
+// erfc(x) e^(x^2) for x >= 0.5.
+fn erfcx_f32(x: f32) -> f32 {
+    if (x < 1.5) {
+        let t = x - 1.0;
+        var p = 0x1.2bb2b4p-13f;
+        p = p * t + -0x1.b27fc6p-12f;
+        p = p * t + 0x1.12d684p-10f;
+        p = p * t + -0x1.69df44p-9f;
+        p = p * t + 0x1.c8cd7ap-8f;
+        p = p * t + -0x1.1100b8p-6f;
+        p = p * t + 0x1.33cad2p-5f;
+        p = p * t + -0x1.448374p-4f;
+        p = p * t + 0x1.3c2728p-3f;
+        p = p * t + -0x1.17c4e4p-2f;
+        p = p * t + 0x1.b5d878p-2f;
+        return p;
+    }
+    if (x < 3.0) {
+        let t = x - 2.25;
+        var p = -0x1.5a82d8p-21f;
+        p = p * t + 0x1.4bd2f2p-19f;
+        p = p * t + -0x1.1028cep-17f;
+        p = p * t + 0x1.e98c94p-16f;
+        p = p * t + -0x1.aee31ap-14f;
+        p = p * t + 0x1.6d84fep-12f;
+        p = p * t + -0x1.2bd23ep-10f;
+        p = p * t + 0x1.da591cp-9f;
+        p = p * t + -0x1.6883fap-7f;
+        p = p * t + 0x1.061568p-5f;
+        p = p * t + -0x1.6a70d2p-4f;
+        p = p * t + 0x1.d94446p-3f;
+        return p;
+    }
+    // x erfcx(x) as a polynomial in 1 / x^2 (x < 10.06 here)
+    let u = 1.0 / (x * x);
+    var p = -0x1.89af22p5f;
+    p = p * u + 0x1.0f5e94p5f;
+    p = p * u + -0x1.858d74p3f;
+    p = p * u + 0x1.bbd6b6p1f;
+    p = p * u + -0x1.0cd042p0f;
+    p = p * u + 0x1.b12412p-2f;
+    p = p * u + -0x1.20dd0cp-2f;
+    p = p * u + 0x1.20dd74p-1f;
+    return p / x;
+}
+
+// erfc(x) for 0.5 <= x (0 from 10.0542, where erfc(x) < 2^-150 rounds to zero).
+fn erfc_pos_f32(x: f32) -> f32 {
+    if (x >= 0x1.41bbf8p3f) {
+        return 0.0;
+    }
+    let g = erfcx_f32(x);
+    let sq = two_prod(x, x);
+    if (sq.x <= 80.0) {
+        let e = exp_neg_df(sq.x, sq.y);
+        return opq(e.x * g) + e.y * g;
+    }
+    // e^-(x^2) = e^-(x^2 - 64 ln 2) 2^-64: everything stays normal until the last product
+    let d = df_add(sq, vec2<f32>(-64.0 * LN2_HI, -64.0 * LN2_LO));
+    let e = exp_neg_df(d.x, d.y);
+    return (opq(e.x * g) + e.y * g) * 0x1p-64f;
+}
+
+fn erf_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    let ax = abs_f32(x);
+    if (ax <= 0.5) {
+        return erf_small_f32(x);
+    }
+    if (ax >= 6.0) {  // erfc(6) < 2^-25: 1 - erfc rounds to 1
+        return copysign_f32(1.0, x);
+    }
+    return copysign_f32(1.0 - erfc_pos_f32(ax), x);
+}
+
+fn erfc_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (x < -0.5) {  // erfc(x) = 2 - erfc(-x)
+        if (x <= -6.0) {
+            return 2.0;
+        }
+        return 2.0 - erfc_pos_f32(-x);
+    }
+    if (x <= 0.5) {
+        return 1.0 - erf_small_f32(x);
+    }
+    return erfc_pos_f32(x);
+}
+
+// erf_inv: x P(x^2 - 0.28) for |x| <= 0.75; else from w = 1 - |x| (exact) a polynomial in
+// t = sqrt(-log w), refined by one Newton step on erfc(y) = w (1 ULP where the polynomial
+// alone, through the rounding of t, would be 3).
+fn erf_inv_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    let ax = abs_f32(x);
+    if (ax >= 1.0) {
+        if (ax == 1.0) {
+            return copysign_f32(inf_f32(), x);
+        }
+        return nan_f32();
+    }
+    if (ax <= 0.75) {
+        let u = x * x - 0.28;
+        var p = 0x1.632b84p0f;
+        p = p * u + 0x1.f2111ap-1f;
+        p = p * u + 0x1.d18b5p-2f;
+        p = p * u + 0x1.999416p-2f;
+        p = p * u + 0x1.721f44p-2f;
+        p = p * u + 0x1.3754a2p-2f;
+        p = p * u + 0x1.0e2f4ap-2f;
+        p = p * u + 0x1.eab46ap-3f;
+        p = p * u + 0x1.d9bf7p-3f;
+        p = p * u + 0x1.fc09cep-3f;
+        p = p * u + 0x1.53ab74p-2f;
+        p = p * u + 0x1.ed5dd8p-1f;
+        return x * p;
+    }
+    let w = 1.0 - ax;
+    let t = sqrt(-log_f32(w));
+    var y: f32;
+    if (t < 2.5) {
+        let s = t - 0x1.2d6abep0f;
+        var p = -0x1.552282p-18f;
+        p = p * s + -0x1.780a48p-15f;
+        p = p * s + 0x1.6bc14ap-11f;
+        p = p * s + -0x1.df9c04p-9f;
+        p = p * s + 0x1.82a53ep-7f;
+        p = p * s + -0x1.c3c92ep-6f;
+        p = p * s + 0x1.9c21dcp-5f;
+        p = p * s + -0x1.277366p-4f;
+        p = p * s + 0x1.20aa38p-4f;
+        p = p * s + 0x1.02d77ep0f;
+        p = p * s + 0x1.a0789p-1f;
+        y = p;
+    } else {
+        let s = t - 2.5;
+        var p = -0x1.9496dp-27f;
+        p = p * s + 0x1.23b6d2p-22f;
+        p = p * s + -0x1.7e2d7cp-19f;
+        p = p * s + 0x1.3080fcp-16f;
+        p = p * s + -0x1.4f4328p-14f;
+        p = p * s + 0x1.140064p-12f;
+        p = p * s + -0x1.6488c6p-11f;
+        p = p * s + 0x1.62e5bep-10f;
+        p = p * s + -0x1.7bfda8p-10f;
+        p = p * s + -0x1.30bd6ep-8f;
+        p = p * s + 0x1.0c072p0f;
+        p = p * s + 0x1.18a558p1f;
+        y = p;
+    }
+    y = y + (erfc_pos_f32(y) - w) * 0x1.c5bf8ap-1f * exp(y * y);
+    return copysign_f32(y, x);
+}
+
+// Cube root: x = m 2^(3q) with m in [1, 8) (subnormals through their integer significand),
+// cbrt(m) from the builtins (~1e-6) and one Newton step on a float-float residual m - y^3.
+fn cbrt_f32(x: f32) -> f32 {
+    if (!is_finite_f32(x) || !nonzero_f32(x)) {
+        return x;
+    }
+    let b = bitcast<u32>(x) & 0x7fffffffu;
+    var fb = b;
+    var e = 0;
+    if (b < 0x00800000u) {  // b 2^-149, b an integer that f32 holds exactly
+        fb = bitcast<u32>(f32(b));
+        e = -149;
+    }
+    e += i32(fb >> 23u) - 127;
+    let q = select(e / 3, (e - 2) / 3, e < 0);  // floor(e / 3)
+    let m = bitcast<f32>((fb & 0x007fffffu) | (u32(127 + e - 3 * q) << 23u));
+    var y = exp2(log2(m) * 0x1.555556p-2f);
+    let y2 = two_prod(y, y);
+    let y3 = df_mul(y2, vec2<f32>(y, 0.0));
+    y = y + opq(opq(m - y3.x) - y3.y) / (3.0 * y2.x);
+    return copysign_f32(y * pow2_f32(q), x);
+}
+
+fn rsqrt_f32(x: f32) -> f32 {
+    if (!nonzero_f32(x)) {  // +-0 -> +-inf
+        return copysign_f32(inf_f32(), x);
+    }
+    return 1.0 / sqrt_f32(x);
+}
+
+// 1 / (1 + e^-x), as e^x / (1 + e^x) for negative x (no overflow, tiny results kept).
+fn sigmoid_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (!sign_bit_f32(x)) {
+        return 1.0 / (1.0 + exp_f32(-x));
+    }
+    let e = exp_f32(x);
+    return e / (1.0 + e);
+}
+
 // -- pow, hypot, logaddexp -------------------------------------------------------------------------
 
 // log2(x) as hi + lo for finite x > 0 (about 40 correct bits).

@@ -99,6 +99,8 @@ OVERRIDES = {
     **dict.fromkeys(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
                      "bitwise_right_shift", "gcd", "lcm"), lambda d: ([_ints(d), _ints(d)], {})),
     "bitwise_invert": lambda d: ([_ints(d)], {}),
+    # the integer ops webtensor.nx added to the core
+    **dict.fromkeys(("count_leading_zeros", "population_count"), lambda d: ([_ints(d)], {})),
     "cross": lambda d: ([_vec3(d), _vec3(d)], {}),
     "linalg.cross": lambda d: ([_vec3(d), _vec3(d)], {}),
     "linalg.outer": lambda d: ([_vec3(d), _vec3(d)], {}),

@@ -86,6 +86,7 @@ PROPERTY = settings(max_examples=12, deadline=None, derandomize=True, database=N
 # Complex ops whose result is computed part by part (compared exactly, inf/nan inputs included);
 # every other complex op is compared normwise on finite inputs bounded by COMPLEX_BOUND.
 COMPLEX_EXACT = {"add", "subtract", "negative", "positive", "conj", "real", "imag", "round",
+                 "complex",
                  "equal", "not_equal", "isfinite", "isinf", "isnan", "logical_not",
                  "logical_and", "logical_or", "logical_xor"}
 COMPLEX_BOUND = 8.0
@@ -117,7 +118,8 @@ def result_rule(op, dt, weak):
     if dt.kind not in op.kinds:
         return None
     compute = float_compute_dtype(dt) if op.result == "float" else dt
-    out = {"bool": wt.bool, "real": compute.real_dtype}.get(op.result, compute)
+    out = {"bool": wt.bool, "real": compute.real_dtype,
+           "complex": compute.complex_dtype}.get(op.result, compute)
     return compute, out, bool(weak) and out is not wt.bool
 
 
@@ -232,9 +234,42 @@ def ref_table():
         "logical_or": logical(np.logical_or), "logical_xor": logical(np.logical_xor),
         "pow": int_pow, "nextafter": nextafter, "floor_divide": floor_divide,
     })
+    table.update(_nx_references())
     assert set(table) == set(ops.ELEMENTWISE), set(ops.ELEMENTWISE) ^ set(table)
     _REF = table
     return table
+
+
+def _nx_references():
+    """The ops webtensor.nx added, with SciPy as the oracle where NumPy has no function."""
+    import numpy as np
+
+    special = pytest.importorskip("scipy.special")
+
+    def bits(c, a, count):
+        width = np.dtype(c.name).itemsize * 8
+        u = a.astype(np.dtype(c.name)).view(f"u{width // 8}")
+        return np.array([count(int(v), width) for v in u.reshape(-1)],
+                        dtype=np.dtype(c.name)).reshape(a.shape)
+
+    def sigmoid(c, a):
+        return special.expit(a)
+
+    def complex_(c, a, b):  # the parts are placed, not computed (inf + 1j * inf has a NaN)
+        a, b = np.broadcast_arrays(a, b)
+        out = np.empty(a.shape, np.complex128 if c is wt.float64 else np.complex64)
+        out.real, out.imag = a, b
+        return out
+
+    return {
+        "cbrt": lambda c, a: np.cbrt(a), "erf": lambda c, a: special.erf(a),
+        "erfc": lambda c, a: special.erfc(a), "erf_inv": lambda c, a: special.erfinv(a),
+        "rsqrt": lambda c, a: np.divide(1.0, np.sqrt(a)), "sigmoid": sigmoid,
+        "phase": lambda c, a: np.angle(a) if c.kind == "c" else np.arctan2(np.zeros_like(a), a),
+        "count_leading_zeros": lambda c, a: bits(c, a, lambda v, w: w - v.bit_length()),
+        "population_count": lambda c, a: bits(c, a, lambda v, w: bin(v).count("1")),
+        "complex": complex_,
+    }
 
 
 def reference(name, inputs, compute, out_dt, shape):
@@ -353,7 +388,7 @@ def test_op_table_is_complete():
         f = fn(name)
         assert callable(f) and f.__name__ == name and f.__doc__
         assert accepted(op), name
-        assert op.result in ("same", "float", "bool", "real")
+        assert op.result in ("same", "float", "bool", "real", "complex")
     assert ops.TRANSCENDENTAL <= set(ops.ELEMENTWISE)
     assert {"clip", "where"} <= set(dir(wt))
 

@@ -21,7 +21,7 @@ from webtensor.promotion import MODES, TypePromotionError
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "promotion"
 GOLDEN = {"standard": "jax_standard", "all": "tf_all", "safe": "tf_safe",
-          "numpy": "numpy_nep50", "strict": "jax_strict"}
+          "numpy": "numpy_nep50", "strict": "jax_strict", "nx": "nx_v04"}
 MODE_NAMES = list(GOLDEN)
 
 
@@ -42,6 +42,8 @@ def operand(label):
     scalars = {"i*": 1, "f*": 1.0, "c*": 1j, "i32*": 1, "f32*": 1.0, "c128*": 1j}
     if label in scalars:
         return scalars[label]
+    if re.fullmatch(r"-?[0-9.]+\*", label):  # nx: a Python number, labelled by its value
+        return float(label[:-1]) if "." in label else int(label[:-1])
     if label.endswith("*"):  # TF's i64* / f64*: a weak 64-bit tensor
 
         class Weak:

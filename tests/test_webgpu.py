@@ -263,6 +263,8 @@ def _out_dtype(op, dt):
         return wt.bool
     if op.result == "real":
         return dt.real_dtype
+    if op.result == "complex":
+        return dt.complex_dtype
     return dt
 
 

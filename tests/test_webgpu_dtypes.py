@@ -143,7 +143,8 @@ def applicable(op, dt) -> bool:
 
 
 def out_dtype(op, dt):
-    return {"bool": wt.bool, "real": dt.real_dtype}.get(op.result, dt)
+    return {"bool": wt.bool, "real": dt.real_dtype,
+            "complex": dt.complex_dtype}.get(op.result, dt)
 
 
 def tolerance(name, dt) -> int:

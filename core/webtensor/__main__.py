@@ -43,7 +43,7 @@ def tour() -> None:
     print("\nx =", repr(x))
     print("x + 1    ->", repr(x + 1), "  (a Python int is weak: int8 stays int8)")
     print("x * 0.5  ->", repr(x * 0.5))
-    for mode in ("standard", "all", "safe", "numpy", "strict"):
+    for mode in ("standard", "all", "safe", "numpy", "strict", "nx"):
         with wt.promotion_mode(mode):
             try:
                 result = wt.result_type(wt.int32, wt.float32).name

@@ -4,7 +4,8 @@ Everything is read from the mode objects in ``promotion.py`` (the same ones ``wt
 uses), so the explorer cannot disagree with the library: ``table`` is ``PromotionMode.table()``
 laid out as rows, and ``explain`` re-runs the mode's own join on the two operands and narrates
 the data it used - the lattice edges walked for ``standard``/``all``, plus the refusal rule for
-``safe`` and ``strict``, and NumPy's promotion order and scalar rule for ``numpy``.  Every
+``safe`` and ``strict``, NumPy's promotion order and scalar rule for ``numpy``, and Nx's merge
+rules for ``nx``.  Every
 function returns plain JSON-able lists, dicts and strings.
 """
 
@@ -111,7 +112,8 @@ def _materialize_step(m: PromotionMode, node) -> list[str]:
     if m.weak_results:
         source = "its own size" if node.dtype is not None else "the default dtype of its kind"
         return [f"the result is weak: {node.name} becomes {dt.name} ({source}) with weak=True"]
-    return [f"NumPy results are never weak: {node.name} becomes {dt.name}"]
+    who = "NumPy" if m.name == "numpy" else "Nx"
+    return [f"{who} results are never weak: {node.name} becomes {dt.name}"]
 
 
 def _safe_steps(m, a, b, joined) -> list[str]:
@@ -178,6 +180,41 @@ def _numpy_steps(m, a, b, joined) -> list[str]:
     return steps
 
 
+def _nx_type(node) -> str:
+    kind, bits = _p.NX_TYPES[node]
+    return f"{{:{kind}, {bits}}}" if node is not _d.bool else "bool (as {:u, 1})"
+
+
+def _nx_steps(m, a, b, joined) -> list[str]:
+    steps = [f"{m.name}: {m.description}."]
+    strong = [n for n in dict.fromkeys((a, b)) if n.__class__ is DType]
+    numbers = [n for n in (a, b) if n.__class__ is not DType]
+    if not strong:
+        kind = "a float makes f32" if m.float_node in numbers else "ints give s64"
+        return steps + [f"two Python numbers: Nx infers the type of their sum ({kind})"]
+    if len(strong) == 2:
+        ka, kb = (_p.NX_TYPES[n] for n in strong)
+        if ka[0] == kb[0]:
+            why = "same kind: the larger size"
+        elif (min(ka, kb, key=lambda t: _p.NX_RANK[t[0]])[0],
+              max(ka, kb, key=lambda t: _p.NX_RANK[t[0]])[0]) in _p.NX_MERGE_RULES:
+            why = "unsigned with signed: signed, twice the unsigned size (at most 64)"
+        else:
+            why = "kinds rank c > f > bf > s > u: the higher one wins with its own size"
+        steps.append(f"Nx.Type.merge({_nx_type(strong[0])}, {_nx_type(strong[1])}): {why}")
+    for node in numbers:
+        if node is m.float_node:
+            steps.append(f"merge_number with a Python float: an integer type becomes f32, a "
+                         f"floating one stays: {joined.name}")
+            continue
+        unsigned, signed = m.int_bits[node]
+        need = (f"needs {unsigned} bits unsigned, {signed} signed" if unsigned is not None
+                else f"is negative: signed, {signed} bits")
+        steps.append(f"merge_number with the Python int {node.name[:-1]} ({need}): an integer "
+                     f"type widens just enough, a float one stays: {joined.name}")
+    return steps
+
+
 def explain(a, b, mode: str) -> dict:
     """Why ``a`` with ``b`` gives its table cell in ``mode``.
 
@@ -200,6 +237,8 @@ def explain(a, b, mode: str) -> dict:
             steps += _safe_steps(m, na, nb, lattice_join)
         elif m.name == "strict":
             steps += _strict_steps(na, nb)
+    elif m.name == "nx":
+        steps = _nx_steps(m, na, nb, joined)
     else:
         steps = _numpy_steps(m, na, nb, joined)
     if error is not None:

@@ -372,8 +372,16 @@ def _array_text(t, sep: str, prefix: str, width: int) -> str:
     return _layout(words, cshape, t.shape, width, " " * (len(prefix) + 1), sep, edge, summary)
 
 
+def _no_data(t):
+    """Why a tensor has no values to show (a device standing for "no data", such as
+    ``webtensor.nx``'s templates), else None."""
+    return getattr(t.device, "no_data", None)
+
+
 def tensor_str(t) -> str:
     """The values alone, like NumPy's ``str(array)``; a 0-d tensor prints as its scalar."""
+    if _no_data(t) is not None:
+        return f"<{_no_data(t)}>"
     if not t.shape:
         value = t.device.backend.to_values(t)[0]
         kind = t.dtype.kind
@@ -396,7 +404,9 @@ def tensor_repr(t) -> str:
     """``Tensor([...], shape=..., dtype=..., device=...[, weak=True][, names=...])``."""
     prefix = "Tensor("
     width = _options.get()["linewidth"]
-    text = prefix + _array_text(t, ", ", prefix, width - 1) + ","
+    values = f"<{_no_data(t)}>" if _no_data(t) is not None else \
+        _array_text(t, ", ", prefix, width - 1)
+    text = prefix + values + ","
     parts = [f"shape={t.shape}", f"dtype={t.dtype.name}", f"device={t.device.name}"]
     if t.weak:
         parts.append("weak=True")

@@ -144,7 +144,7 @@ def _rename(error: BaseException, fn: str) -> None:
     if message.startswith((fn + ":", fn + "(")):
         return
     head, sep, rest = message.partition(": ")
-    if sep and head.startswith(("wt.", "tf.")) and " " not in head:
+    if sep and head.startswith(("wt.", "tf.", "nx.")) and " " not in head:
         message = f"{fn}: {rest}"  # wt.asarray: ... raised inside wt.zeros_like
     else:
         message = f"{fn}: {message}"

@@ -7,6 +7,8 @@ Result rules:
   dtype first (sqrt, sin, divide...).
 * ``bool``  - comparisons and predicates.
 * ``real``  - complex inputs give their real dtype (abs, real, imag); others keep their dtype.
+* ``complex`` - float inputs (promoted) give the complex dtype of their precision (as JAX's
+  ``lax.complex``, integers are refused: convert them first).
 
 Kinds are NumPy's letters (b bool, u unsigned, i signed, f float, c complex); an input whose
 promoted dtype has another kind is refused with a TypeError naming the op and the dtype.
@@ -73,6 +75,17 @@ _TABLE = [
     ("isnan", 1, "b" + _NUM, "bool", "True where NaN."),
     ("signbit", 1, _REAL, "bool", "True where the sign bit is set."),
     ("logical_not", 1, "b" + _NUM, "bool", "Logical NOT."),
+    # -- the functions Nx adds (webtensor.nx and the core) -------------------------------------
+    ("cbrt", 1, _REAL, "float", "Cube root (real, negative for negative x)."),
+    ("erf", 1, _REAL, "float", "The error function 2/sqrt(pi) * integral_0^x exp(-t^2) dt."),
+    ("erfc", 1, _REAL, "float", "1 - erf(x), accurate where erf(x) is close to 1."),
+    ("erf_inv", 1, _REAL, "float", "The inverse error function (NaN outside [-1, 1])."),
+    ("rsqrt", 1, _REAL, "float", "1 / sqrt(x)."),
+    ("sigmoid", 1, _REAL, "float", "The logistic function 1 / (1 + exp(-x))."),
+    ("count_leading_zeros", 1, "iu", "same", "Leading zero bits in x's own width."),
+    ("population_count", 1, "iu", "same", "Set bits in x's own width."),
+    ("phase", 1, "fc", "real", "Phase angle atan2(imag(x), real(x)) (pi for negative reals)."),
+    ("complex", 2, "f", "complex", "x1 + x2 * 1j from two float tensors (parts placed exactly)."),
     # binary arithmetic
     ("add", 2, "b" + _NUM, "same", "x1 + x2."),
     ("subtract", 2, _NUM, "same", "x1 - x2."),
@@ -147,6 +160,8 @@ TRANSCENDENTAL = frozenset({
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
     "log1p", "log2", "log10", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "logaddexp", "pow",
 })
+# Nx's functions computed by multi-step float formulas (a few ULP on the GPU, like the above).
+TRANSCENDENTAL = TRANSCENDENTAL | {"cbrt", "erf", "erfc", "erf_inv", "rsqrt", "sigmoid", "phase"}
 
 # The unary transcendental functions (TRANSCENDENTAL less the binary ones), in a fixed order.
 UNARY_TRANSCENDENTAL = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",

@@ -1,4 +1,4 @@
-"""Type promotion: five modes, each written as data and resolved by one small algorithm.
+"""Type promotion: six modes, each written as data and resolved by one small algorithm.
 
 * ``standard`` (default) - JAX's lattice with every 64-bit type present.  Python scalars are weak
   (``i*``, ``f*``, ``c*``) and defer to the other operand's dtype; a weak result materializes to the
@@ -14,6 +14,10 @@
   NumPy's 64-bit defaults otherwise.  There are no weak results.
 * ``strict`` - JAX's strict mode: identical dtypes only, or a Python scalar joining a dtype of the
   same or a higher kind.
+* ``nx`` - Nx's type merging (``Nx.Type.merge`` / ``merge_number``, Nx v0.4): kinds rank
+  c > f > bf > s > u, the higher kind wins with its own size, an unsigned type joining a signed
+  one doubles; a Python int widens an integer type just enough to hold its *value* (so
+  ``u8 + -1`` is ``s16``), a Python float makes an integer type f32.  No weak results.
 
 Multi-argument results never depend on argument order, in any mode: the lattice modes take the
 least upper bound of all operands (associative and commutative), SAFE and strict apply their rule
@@ -169,6 +173,8 @@ class PromotionMode:
     name: str
     description: str
     weak_results: bool = True
+    #: True when a Python int's node depends on its value, not only on its type (nx)
+    value_dependent: bool = False
 
     def __init__(self):
         self._cache: dict = {}
@@ -325,6 +331,99 @@ class NumpyMode(PromotionMode):
         return result.complex_dtype if upcast == "complex_of" else upcast
 
 
+# Nx's types as (kind, bits); bool, which Nx does not have, joins as a one-bit unsigned int.
+NX_TYPES = {
+    _d.bool: ("u", 1), _d.uint8: ("u", 8), _d.uint16: ("u", 16), _d.uint32: ("u", 32),
+    _d.uint64: ("u", 64), _d.int8: ("s", 8), _d.int16: ("s", 16), _d.int32: ("s", 32),
+    _d.int64: ("s", 64), _d.bfloat16: ("bf", 16), _d.float16: ("f", 16),
+    _d.float32: ("f", 32), _d.float64: ("f", 64), _d.complex64: ("c", 64),
+    _d.complex128: ("c", 128),
+}
+NX_DTYPES = {t: dt for dt, t in NX_TYPES.items()}
+# Nx.Type.merge: the kind of higher rank wins, keeping its own size ...
+NX_RANK = {"u": 0, "s": 1, "bf": 2, "f": 3, "c": 4}
+# ... except these (lower kind, higher kind) pairs: (lower bits, higher bits) -> result
+NX_MERGE_RULES = {("u", "s"): lambda low, high: ("s", max(min(2 * low, 64), high))}
+
+
+def nx_merge(a: tuple, b: tuple) -> tuple:
+    """Nx.Type.merge of two (kind, bits) types."""
+    if a[0] == b[0]:
+        return a[0], max(a[1], b[1])
+    low, high = sorted((a, b), key=lambda t: NX_RANK[t[0]])
+    rule = NX_MERGE_RULES.get((low[0], high[0]))
+    return rule(low[1], high[1]) if rule else high
+
+
+def _nx_bits(value: int, signed: bool) -> int:
+    """The narrowest Nx size (8, 16, 32, 64) holding ``value`` (Nx's signed_/unsigned_size)."""
+    for bits in (8, 16, 32, 64):
+        if (-(1 << (bits - 1)) <= value < (1 << (bits - 1))) if signed else value < (1 << bits):
+            return bits
+    return 64  # past 64 bits: the range check of the result raises OverflowError
+
+
+class NxMode(PromotionMode):
+    """Nx v0.4's ``Nx.Type.merge`` (tensor types) and ``merge_number`` (a tensor and a number).
+
+    A Python int is a weak node that remembers the sizes its value needs, unsigned (None for a
+    negative value) and signed; a Python float is the weak ``1.0*`` (f32 alone); a complex is a
+    strong c64 (Nx's ``Complex`` is not a number to merge_number).  Several numbers with a type
+    combine in one order, non-negative ints, negative ints, then floats, so that the result does
+    not depend on the order of the operands (Nx itself only ever merges one number at a time).
+    """
+
+    name = "nx"
+    description = "Nx's type merging: value-sized Python ints, u + s doubles, no weak results"
+    weak_results = False
+    value_dependent = True
+
+    def __init__(self):
+        super().__init__()
+        self._ints: dict = {}  # (unsigned bits | None, signed bits) -> node
+        self.int_bits: dict = {}  # node -> (unsigned bits | None, signed bits)
+        self.float_node = WeakType("1.0*", "f", _d.float32)
+        # the weak types the tables show: one Python value per kind of answer
+        self.weak_types = [self.scalar_node(v) for v in (1, 200, 300, -1, -200)]
+        self.weak_types.append(self.float_node)
+
+    def scalar_node(self, value):
+        if isinstance(value, float):
+            return self.float_node
+        if isinstance(value, complex):
+            return _d.complex64
+        key = (None if value < 0 else _nx_bits(value, False), _nx_bits(value, True))
+        node = self._ints.get(key)
+        if node is None:
+            node = self._ints[key] = WeakType(f"{value}*", "i", _d.int64)
+            self.int_bits[node] = key
+        return node
+
+    def weak_node(self, dt):
+        return dt  # Nx has no weak tensors
+
+    def join(self, nodes):
+        strong = [NX_TYPES[n] for n in nodes if n.__class__ is DType]
+        ints = [self.int_bits[n] for n in nodes if n in self.int_bits]
+        if not strong:  # numbers only: Nx infers the type of their sum (s64, or f32)
+            return self.float_node if self.float_node in nodes else nodes[0]
+        kind, bits = strong[0]
+        for t in strong[1:]:
+            kind, bits = nx_merge((kind, bits), t)
+        if kind in ("u", "s") and ints:
+            unsigned = [u for u, _ in ints if u is not None]
+            signed = [s for u, s in ints if u is None]
+            if kind == "u":
+                bits = max([bits, 8 if unsigned else bits] + unsigned)
+                if signed:  # merge_number: a negative number makes u<n> s<2n> first
+                    kind, bits = "s", max([min(2 * bits, 64)] + signed)
+            else:
+                bits = max([bits] + [s for _, s in ints])
+        if kind in ("u", "s") and self.float_node in nodes:
+            kind, bits = "f", 32
+        return NX_DTYPES[kind, bits]
+
+
 _DEFAULT_OF_KIND = {"i": _d.default_int_dtype, "u": _d.default_int_dtype,
                     "f": _d.default_float_dtype, "c": _d.default_complex_dtype}
 
@@ -348,6 +447,7 @@ MODES: dict[str, PromotionMode] = {
     "strict": StrictMode(
         "strict", "JAX's strict mode: identical dtypes, or a Python scalar of the same or lower kind",
         JAX_EDGES, _JAX_SCALARS, _jax_weak_nodes(I_WEAK, F_WEAK, C_WEAK)),
+    "nx": NxMode(),
 }
 # TensorFlow sizes Python ints as int32 in its modes.
 _PYINT_LIMIT = {"all": _d.int32, "safe": _d.int32}
@@ -473,7 +573,10 @@ def _resolve(args: tuple, fn: str) -> tuple[DType, bool]:
     for x in args:
         cls = x.__class__
         if cls in _CACHEABLE or cls in _SCALAR_CLASSES:
-            key.append(x if cls in _CACHEABLE else _SCALAR_MARKS[cls])
+            if cls is int and mode.value_dependent:  # nx: the node depends on the value
+                key.append(mode.scalar_node(x))
+            else:
+                key.append(x if cls in _CACHEABLE else _SCALAR_MARKS[cls])
             if cls is int:
                 ints = [x] if ints is None else ints + [x]
         else:

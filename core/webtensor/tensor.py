@@ -85,7 +85,7 @@ class Tensor:
         flat = self._backend.to_values(self)
         if not self.shape:
             return flat[0]
-        return _nest(flat, self.shape)
+        return nest(flat, self.shape)
 
     def item(self):
         if self.size != 1:
@@ -97,7 +97,7 @@ class Tensor:
         """``tolist`` without blocking: ``await x.tolist_async()`` (how a browser reads when
         Python cannot wait for the GPU)."""
         flat = await _values_async(self)
-        return flat[0] if not self.shape else _nest(flat, self.shape)
+        return flat[0] if not self.shape else nest(flat, self.shape)
 
     async def item_async(self):
         """``item`` without blocking: ``await x.item_async()``."""
@@ -226,14 +226,15 @@ async def _values_async(t: Tensor) -> list:
     return cpu.backend.to_values(host)
 
 
-def _nest(flat: list, shape) -> list:
+def nest(flat: list, shape) -> list:
+    """A flat C-ordered list as nested lists of ``shape`` (at least 1-D)."""
     if len(shape) == 1:
         return list(flat)
     step = len(flat) // shape[0] if shape[0] else 0
     if step == 0:
         inner = shape[1:]
-        return [_nest([], inner) for _ in range(shape[0])]
-    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+        return [nest([], inner) for _ in range(shape[0])]
+    return [nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
 # -- helpers shared by the API modules ------------------------------------------------------------

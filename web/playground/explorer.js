@@ -9,8 +9,14 @@ const DTYPE_NAMES = {
   c64: "complex64", c128: "complex128",
 };
 
-/** "i32*" -> "int32 (weak: a Python scalar)"; unknown labels are returned as they are. */
+/** "i32*" -> "int32 (weak: a Python scalar)"; the nx mode's "-200*" -> "the Python int -200
+ * (typed by its value)"; unknown labels are returned as they are. */
 export function describeLabel(label) {
+  const number = /^(-?[0-9.]+)\*$/.exec(label);
+  if (number) {
+    const what = number[1].includes(".") ? "float" : "int";
+    return `the Python ${what} ${number[1]} (typed by its value)`;
+  }
   const weak = label.endsWith("*");
   const name = DTYPE_NAMES[weak ? label.slice(0, -1) : label] ?? label;
   return weak ? `${name} (weak: a Python scalar)` : name;

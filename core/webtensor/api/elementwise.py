@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 from .. import dtypes as _d
 from .. import promotion as _p
 from ..ops import BINARY, ELEMENTWISE, UNARY, ElementwiseOp
@@ -23,6 +25,8 @@ __all__ = [op.name for op in UNARY + BINARY] + ["clip", "where"]
 def _result_dtypes(op: ElementwiseOp, dt: _d.DType):
     """(computation dtype, output dtype) of ``op`` on promoted dtype ``dt``."""
     check_kind(dt, op.kinds, op.name)
+    if op.result == "complex":  # two float parts make one complex of their precision
+        return dt, dt.complex_dtype
     compute = float_dtype_for(dt) if op.result == "float" else dt
     if op.result == "bool":
         return compute, _d.bool
@@ -145,10 +149,13 @@ _COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equa
 _UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
 
 
+# NOTE: the op table's functions shadow builtins here (abs, pow, round, complex).
+_OPERAND_TYPES = (bool, int, float, builtins.complex, list, tuple)
+
+
 def _operand_ok(other) -> bool:
     """Operands our operators take; anything else gets NotImplemented (Python's protocol)."""
-    return (other.__class__ is Tensor or isinstance(other, (bool, int, float, complex, list,
-                                                            tuple))
+    return (other.__class__ is Tensor or isinstance(other, _OPERAND_TYPES)
             or hasattr(other, "__array_interface__"))
 
 

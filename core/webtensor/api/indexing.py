@@ -16,7 +16,9 @@ these are adjacent in the index (integers count as advanced then), else first.
 https://numpy.org/doc/stable/user/basics.indexing.html#combining-advanced-and-basic-indexing
 
 Nx-style named access: ``t[{"x": slice(1, 3), "y": 0}]`` indexes the named (or numbered) axes
-and leaves the others whole.
+and leaves the others whole; a 0-d integer *tensor* there is Nx's dynamic index, clamped into
+range (``t[{0: wt.asarray(-1)}]`` is ``t[0]``) where a plain index would count from the end or
+raise.
 """
 
 from __future__ import annotations
@@ -189,12 +191,25 @@ def _named_entries(x: Tensor, key: dict, fn: str) -> list:
             raise IndexError(f"wt.{fn}: axis {ax} is indexed twice (by {given[ax]!r} and "
                              f"{k!r}); give each axis once")
         given[ax] = k
+        if item.__class__ is Tensor and item.ndim == 0 and item.dtype.kind in "iu" and \
+                x.shape[ax]:
+            item = _dynamic_index(item, x.shape[ax])
         e = _classify(x, item, fn)
         if e is None or e is Ellipsis or (e.__class__ is _Mask and len(e.shape) != 1):
             raise TypeError(f"wt.{fn}: a named index must be an integer, a slice, an integer "
                             f"array or a 1-D bool mask, got {item!r} for axis {k!r}")
         entries[ax] = e
     return entries
+
+
+def _dynamic_index(t: Tensor, n: int):
+    """Nx's dynamic index: a 0-d integer tensor in a named index is clamped into ``[0, n)``
+    (-1 selects the first element, not the last), not checked."""
+    if not is_traced(t):
+        return min(max(int(t.item()), 0), n - 1)
+    from .elementwise import clip
+
+    return clip(cast(t, _d.int64, weak=False), 0, n - 1)
 
 
 # -- building the view -------------------------------------------------------------------------

@@ -635,6 +635,105 @@ def cpow1(a: complex, b: complex) -> complex:
     return _cexp1(_cmul_annex_g(b, _clog1(a)))
 
 
+# -- Nx's functions: erf family, cbrt, rsqrt, sigmoid, phase, bit counts -------------------------------
+#
+# Scalar float64 functions shared with ``cpu_numpy`` (which maps the ones NumPy lacks over its
+# arrays), so both CPU backends give the same bits.  erf/erfc are the C library's; erf_inv is an
+# initial polynomial (the one shaders/float32.wgsl evaluates in float32, accurate to ~1e-9)
+# refined by Newton steps on erf (central part) or erfc (tails, where 1 - |x| is exact).
+
+_SQRT_PI_2 = 0.886226925452758  # sqrt(pi) / 2
+_ERF_INV_CENTRAL = (  # erf_inv(x) / x as a polynomial in x*x - 0.28, for |x| <= 0.75
+    0.9636066134555459, 0.33170873968328857, 0.2480655727813731, 0.23132216382644058,
+    0.23960193123748158, 0.26385225937982215, 0.3040337748143943, 0.3614474036955286,
+    0.3999789591986832, 0.454632993940178, 0.9727867523350399, 1.3873827581987728)
+_ERF_INV_T0 = 1.1774100065231323  # sqrt(log(4)) rounded to float32: where the tail starts
+_ERF_INV_TAIL = (  # erfc_inv(w) in t = sqrt(-log w): (t - T0) for t < 2.5, (t - 2.5) beyond
+    (0.8134198315235804, 1.0111006965111813, 0.07047483543714803, -0.07213153758989138,
+     0.05030911501102073, -0.027574820535159056, 0.011799483262682209,
+     -0.003659129615312451, 0.0006938076495608958, -4.4827481022635673e-05,
+     -5.083304442821124e-06),
+    (2.19254592103715, 1.04698368992371, -0.004649962824138251, -0.0014495499803578711,
+     0.0013538262035562186, -0.0006800351596913293, 0.00026321556679767544,
+     -7.993276891192849e-05, 1.814984318883328e-05, -2.8474455951860156e-06,
+     2.7167995558796676e-07, -1.1775092900734307e-08))
+
+
+def _horner(coefs, v: float) -> float:
+    acc = coefs[-1]
+    for c in reversed(coefs[:-1]):
+        acc = acc * v + c
+    return acc
+
+
+def erf_inv1(x: float) -> float:
+    """The inverse error function of a float64 (NaN outside [-1, 1], +-inf at +-1)."""
+    if x != x:
+        return x
+    a = abs(x)
+    if a >= 1.0:
+        return _copysign(INF, x) if a == 1.0 else DNAN
+    if a <= 0.75:
+        y = x * _horner(_ERF_INV_CENTRAL, x * x - 0.28)
+        for _ in range(2):  # Newton on erf(y) = x
+            if y == 0.0:
+                break
+            y -= (math.erf(y) - x) * _SQRT_PI_2 * math.exp(y * y)
+        return y
+    w = 1.0 - a  # exact (Sterbenz)
+    t = math.sqrt(-math.log(w))
+    y = (_horner(_ERF_INV_TAIL[0], t - _ERF_INV_T0) if t < 2.5
+         else _horner(_ERF_INV_TAIL[1], t - 2.5))
+    for _ in range(2):  # Newton on erfc(y) = w
+        y += (math.erfc(y) - w) * _SQRT_PI_2 * math.exp(y * y)
+    return _copysign(y, x)
+
+
+def sigmoid1(x: float) -> float:
+    """1 / (1 + e^-x) without overflow: e^x / (1 + e^x) for negative x."""
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    if x != x:
+        return x
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def phase1(z) -> float:
+    return math.atan2(z.imag, z.real) if isinstance(z, complex) else math.atan2(0.0, z)
+
+
+def _real_map(fn):
+    def op(vals, dt):
+        return [fn(v) for v in _floats(vals, dt)]
+    return op
+
+
+def _rsqrt(vals, dt):
+    return [_div(1.0, r) for r in _map_real("sqrt", _floats(vals, dt))]
+
+
+def _clz(vals, dt):
+    bits, mask = dt.bits, (1 << dt.bits) - 1
+    return [bits - (v & mask).bit_length() for v in vals]
+
+
+def _popcount(vals, dt):
+    mask = (1 << dt.bits) - 1
+    return [(v & mask).bit_count() for v in vals]
+
+
+NX_UNARY = {
+    "cbrt": _real_map(math.cbrt), "erf": _real_map(math.erf), "erfc": _real_map(math.erfc),
+    "erf_inv": _real_map(erf_inv1), "rsqrt": _rsqrt, "sigmoid": _real_map(sigmoid1),
+    "count_leading_zeros": _clz, "population_count": _popcount,
+    "phase": lambda vals, dt: [phase1(v) for v in vals],
+}
+NX_BINARY = {
+    "complex": lambda a, b, dt: [complex(x, y) for x, y in zip(a, b)],
+}
+
+
 # -- the tables ---------------------------------------------------------------------------------------
 
 def _by_kind(b=None, i=None, f=None, c=None):
@@ -844,3 +943,5 @@ BINARY = {
     "logical_or": lambda a, b, dt: [bool(x) or bool(y) for x, y in zip(a, b)],
     "logical_xor": lambda a, b, dt: [bool(x) != bool(y) for x, y in zip(a, b)],
 }
+UNARY.update(NX_UNARY)
+BINARY.update(NX_BINARY)

@@ -14,6 +14,8 @@ transcendental functions of float16/bfloat16/float32/complex64 run in double pre
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _d
@@ -427,6 +429,67 @@ def _bf16_nextafter(xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
     out = np.where(x == y, yb.astype(np.int32), out)
     out = np.where(np.isnan(x) | np.isnan(y), 0x7FC0, out)
     return out.astype(np.uint16)
+
+
+# -- Nx's functions (erf family, cbrt, rsqrt, sigmoid, phase, bit counts) --------------------------
+# Those NumPy lacks map the pure-Python backend's float64 scalar functions (same bits there).
+
+def _scalar_map(fn):
+    ufunc = np.frompyfunc(fn, 1, 1)
+
+    def op(a):
+        return np.asarray(ufunc(a), dtype=np.float64) if a.size else a.astype(np.float64)
+    return op
+
+
+def _sigmoid(a):
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _phase(a):
+    if a.dtype.kind == "c":
+        return np.arctan2(a.imag, a.real)
+    return np.arctan2(np.zeros_like(a), a)
+
+
+_POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def _unsigned_bits(a):
+    """``a``'s bits as the unsigned integer of its width."""
+    return np.ascontiguousarray(a).view(f"u{a.dtype.itemsize}")
+
+
+def _bit_length(u):
+    """Bit lengths of unsigned integers (exact: 32-bit halves go through float64)."""
+    if u.dtype.itemsize < 8:
+        _, e = np.frexp(u.astype(np.float64))
+        return e.astype(np.int64)
+    hi = _bit_length((u >> np.uint64(32)).astype(np.uint32))
+    lo = _bit_length((u & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+    return np.where(hi > 0, hi + 32, lo)
+
+
+def _clz(a):
+    return (a.dtype.itemsize * 8 - _bit_length(_unsigned_bits(a))).astype(a.dtype)
+
+
+def _popcount(a):
+    u = _unsigned_bits(a)
+    counts = _POP8[u.view(np.uint8).reshape(u.shape + (u.dtype.itemsize,))]
+    return counts.sum(axis=-1, dtype=np.int64).astype(a.dtype)
+
+
+UNARY.update({
+    "cbrt": _scalar_map(math.cbrt), "erf": _scalar_map(math.erf), "erfc": _scalar_map(math.erfc),
+    "erf_inv": _scalar_map(_pyops.erf_inv1), "rsqrt": lambda a: 1.0 / np.sqrt(a),
+    "sigmoid": _sigmoid, "phase": _phase, "count_leading_zeros": _clz,
+    "population_count": _popcount,
+})
+BINARY["complex"] = lambda a, b: _complex(a, b, np.result_type(a.dtype, np.complex64))
+_TRANSCENDENTAL = _TRANSCENDENTAL | {"cbrt", "erf", "erfc", "erf_inv", "rsqrt", "sigmoid",
+                                     "phase"}
 
 
 # bool arithmetic NumPy does not define the way the Array API wants.

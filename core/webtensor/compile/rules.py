@@ -119,6 +119,19 @@ NONDIFF = frozenset({
 })
 NONDIFF_PRIMS = frozenset({"arg_reduce", "argsort", "random_bits", "fill", "iota"})
 
+# Nx's functions (webtensor.nx): phase and complex have no real-valued derivative here, like
+# imag/conj; the bit counts are integer-only.
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+PARTIALS.update({
+    "cbrt": _unary(lambda x, y: ew.reciprocal(ew.square(y) * 3)),
+    "erf": _unary(lambda x, y: ew.exp(ew.negative(ew.square(x))) * _TWO_OVER_SQRT_PI),
+    "erfc": _unary(lambda x, y: ew.exp(ew.negative(ew.square(x))) * -_TWO_OVER_SQRT_PI),
+    "erf_inv": _unary(lambda x, y: ew.exp(ew.square(y)) * (math.sqrt(math.pi) / 2)),
+    "rsqrt": _unary(lambda x, y: ew.multiply(ew.multiply(y, ew.square(y)), -0.5)),
+    "sigmoid": _unary(lambda x, y: ew.multiply(y, 1 - y)),
+})
+NONDIFF = NONDIFF | {"phase", "complex", "count_leading_zeros", "population_count"}
+
 
 class NoDerivativeError(NotImplementedError):
     """Differentiating through an op that has no derivative rule yet."""

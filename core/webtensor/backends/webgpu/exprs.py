@@ -87,6 +87,32 @@ def _int64(signed: str, unsigned: str | None = None) -> dict[str, str]:
     return {"i64": signed, "u64": unsigned or signed}
 
 
+# Nx's functions: float ones in shaders/float32.wgsl; bit counts in each storage's own width
+# (8/16-bit values arrive sign- or zero-extended in 32 bits; 64-bit ones as (lo, hi) words).
+def _bits(fn: str, narrow: str) -> dict[str, str]:
+    """``fn`` over the low ``n`` bits of each integer storage, as ``narrow`` says per width."""
+    out = {"i32": f"{fn}(a)", "u32": f"{fn}(a)"}
+    for n in (8, 16):
+        mask = hex((1 << n) - 1) + "u"
+        out[f"u{n}"] = narrow.format(v="a", mask=mask, n=n, pad=32 - n, i="", u="u")
+        out[f"i{n}"] = narrow.format(v="bitcast<u32>(a)", mask=mask, n=n, pad=32 - n, i="i32",
+                                     u="u")
+    return out
+
+
+UNARY.update({
+    **{op: {"f32": f"{op}_f32(a)"} for op in ("cbrt", "erf", "erfc", "erf_inv", "rsqrt",
+                                                "sigmoid")},
+    "phase": {"f32": "atan2_f32(0.0, a)", "c64": "atan2_f32(a.y, a.x)"},
+    "count_leading_zeros": {
+        **_bits("countLeadingZeros", "{i}(countLeadingZeros({v} & {mask}) - {pad}{u})"),
+        **_int64("vec2<u32>(select(countLeadingZeros(a.y), 32u + countLeadingZeros(a.x), "
+                 "a.y == 0u), 0u)")},
+    "population_count": {
+        **_bits("countOneBits", "{i}(countOneBits({v} & {mask}))"),
+        **_int64("vec2<u32>(countOneBits(a.x) + countOneBits(a.y), 0u)")},
+})
+
 BINARY: dict[str, dict[str, str]] = {
     "add": {"f32": "a + b", "i32": "a + b", "u32": "a + b", "bool": "a || b",
             **_int64("add_u64(a, b)"), "c64": "a + b"},
@@ -145,6 +171,8 @@ BINARY: dict[str, dict[str, str]] = {
     "logical_or": _logical("{} || {}"),
     "logical_xor": _logical("{} != {}"),
 }
+
+BINARY["complex"] = {"f32": "vec2<f32>(a, b)"}  # two float32 parts: a complex64
 
 # CAST[(source type, target type)]: the conversion with the CPU device's rules (float -> int
 # truncates, NaN -> 0, saturates; int -> float rounds to nearest even; x -> bool is x != 0;

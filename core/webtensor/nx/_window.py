@@ -1,0 +1,382 @@
+"""Nx's window functions and ``conv``, composed from the core (so every device runs them with
+the kernels it already has).
+
+A window op pads the tensor (``nx.pad``'s fill-and-write), then sees it through one strided
+view per position inside the window: view ``q`` holds, for every output element, the input
+element at offset ``q`` of its window (``strides`` and ``window_dilations`` are the views'
+steps and offsets).  Folding the views with the op (add, multiply, maximum, minimum, or the
+user's function for ``window_reduce``) gives the result without copying windows.
+
+``conv`` is im2col: the input (dilated by interior padding, then padded) is seen through one
+strided view per kernel position, the views are written side by side into a patch matrix
+``(batch, channels * kernel positions, output positions)`` and one batched ``wt.matmul`` with
+the kernel reshaped to ``(out channels, channels * kernel positions)`` does the rest; feature
+groups and batch groups are extra batch axes of that matmul.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from .. import dtypes as _d
+from ..api import _reduce as _r
+from ..api import elementwise as _ew
+from ..api import linalg as _la
+from ..api import manipulation as _m
+from ..tensor import Tensor, empty
+from ._core import (
+    axis_index,
+    fail,
+    int_list,
+    merge,
+    names_of,
+    norm_names,
+    nx_function,
+    operand_as,
+    prepare,
+    strong,
+    to_floating,
+    to_tensor,
+    type_text,
+)
+from ._shape import pad_into
+
+__all__ = ["window_sum", "window_mean", "window_max", "window_min", "window_product",
+           "window_reduce", "window_scatter_max", "window_scatter_min", "conv"]
+
+
+# -- geometry ------------------------------------------------------------------------------------
+
+def _window(window_dimensions, rank: int, fn: str) -> list:
+    if isinstance(window_dimensions, Tensor):
+        window_dimensions = window_dimensions.shape
+    if not isinstance(window_dimensions, (tuple, list)) or not all(
+            isinstance(w, int) and not isinstance(w, bool) and w >= 1 for w in window_dimensions):
+        fail(fn, f"window dimensions must be a tuple of positive sizes, got {window_dimensions!r}")
+    if len(window_dimensions) != rank:
+        fail(fn, f"invalid window dimensions, rank of shape ({rank}) does not match rank of "
+                 f"window ({len(window_dimensions)})")
+    return list(window_dimensions)
+
+
+def padding_config(shape, kernel, padding, fn: str) -> list:
+    """Nx's padding modes: ``"valid"`` (none), ``"same"`` ((k - 1) split low/high, whatever
+    the strides), or a list of ``(low, high)`` per dimension."""
+    if padding == "valid":
+        return [(0, 0)] * len(shape)
+    if padding == "same":
+        return [((k - 1) // 2, k - 1 - (k - 1) // 2) for k in kernel]
+    if isinstance(padding, (list, tuple)) and len(padding) == len(shape) and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in p) for p in padding):
+        return [tuple(p) for p in padding]
+    if isinstance(padding, (list, tuple)):
+        fail(fn, f"padding must be a list of (low, high) tuples, one per dimension ("
+                 f"{len(shape)}), where each element is an integer. Got: {padding!r}")
+    fail(fn, f"invalid padding mode specified, padding must be one of \"valid\", \"same\", or a "
+             f"padding configuration, got: {padding!r}")
+
+
+def _geometry(t: Tensor, window_dimensions, strides, padding, dilations, fn: str):
+    """(window, strides, dilations, padding config, output shape) of a window op on ``t``."""
+    rank = t.ndim
+    window = _window(window_dimensions, rank, fn)
+    strides = int_list(1 if strides is None else strides, rank, fn, "strides", 1)
+    dilations = int_list(1 if dilations is None else dilations, rank, fn, "window_dilations", 1)
+    eff = [(w - 1) * d + 1 for w, d in zip(window, dilations)]
+    config = padding_config(t.shape, eff, padding, fn)
+    out = []
+    for n, (lo, hi), k, s in zip(t.shape, config, eff, strides):
+        size = (n + lo + hi - k) // s + 1
+        if n + lo + hi - k < 0 or size <= 0:
+            fail(fn, "window dimensions would result in empty tensor which is not currently "
+                     "supported in Nx, please open an issue if you'd like this behavior to change")
+        out.append(size)
+    return window, strides, dilations, config, tuple(out)
+
+
+def _padded(t: Tensor, config, value, fn: str) -> Tensor:
+    if all(lo == 0 and hi == 0 for lo, hi in config):
+        return t
+    fill = operand_as(value, t.dtype, t.device, fn)
+    return pad_into(t, fill, [(lo, hi, 0) for lo, hi in config], fn)
+
+
+def _views(x: Tensor, window, strides, dilations, out_shape):
+    """One strided view of ``x`` per window position, in row-major window order."""
+    steps = tuple(st * s for st, s in zip(x.strides, strides))
+    for q in itertools.product(*(range(w) for w in window)):
+        offset = x.offset + sum(i * d * st for i, d, st in zip(q, dilations, x.strides))
+        yield x._view(out_shape, steps, offset)
+
+
+def _identity(op: str, dt):
+    """The padding value that never changes ``op``'s result."""
+    if op == "sum":
+        return 0
+    if op == "product":
+        return 1
+    if dt.kind == "f":
+        return -math.inf if op == "max" else math.inf
+    info = _d.iinfo(dt)
+    return info.min if op == "max" else info.max
+
+
+_FOLD = {"sum": _ew.add, "product": _ew.multiply, "max": _ew.maximum, "min": _ew.minimum}
+
+
+def _copy(x: Tensor, names=None) -> Tensor:
+    out = empty(x.shape, x.dtype, x.device, names=names)
+    if out.size:
+        x._backend.copy(out, x)
+    return out
+
+
+def _window_op(op: str, tensor, window_dimensions, strides, padding, window_dilations,
+               fn: str) -> Tensor:
+    t = to_tensor(tensor, fn)
+    if op in ("max", "min") and t.dtype.kind == "c":
+        fail(fn, f"{fn} is not supported for complex types, got: {type_text(t.dtype)}",
+             TypeError)
+    window, strides, dilations, config, out_shape = _geometry(
+        t, window_dimensions, strides, padding, window_dilations, fn)
+    x = _padded(t, config, _identity(op, t.dtype), fn)
+    fold = _FOLD[op]
+    acc = None
+    for v in _views(x, window, strides, dilations, out_shape):
+        acc = v if acc is None else fold(acc, v)
+    out = _copy(acc, t.names) if acc._data is x._data else acc
+    return out._view(out.shape, out.strides, out.offset, names=t.names)
+
+
+def _doc(what):
+    return (f"The {what} over each window of ``window_dimensions``: ``strides`` (an int or one "
+            f"per axis), ``padding`` (\"valid\", \"same\" or [(low, high), ...]) and "
+            f"``window_dilations`` (gaps inside the window) as in Nx.")
+
+
+def _make(op, name):
+    def fn(tensor, window_dimensions, *, strides=1, padding="valid", window_dilations=1):
+        return _window_op(op, tensor, window_dimensions, strides, padding, window_dilations,
+                          name)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = _doc(op)
+    return nx_function(fn)
+
+
+window_sum = _make("sum", "window_sum")
+window_product = _make("product", "window_product")
+window_max = _make("max", "window_max")
+window_min = _make("min", "window_min")
+
+
+@nx_function
+def window_mean(tensor, window_dimensions, *, strides=1, padding="valid",
+                window_dilations=1) -> Tensor:
+    """The mean over each window (its sum divided by the window's size, padding included)."""
+    fn = "window_mean"
+    total = _window_op("sum", tensor, window_dimensions, strides, padding, window_dilations, fn)
+    dt = to_floating(total.dtype)
+    n = math.prod(_window(window_dimensions, total.ndim, fn))
+    return strong(_ew.divide(strong(total, dt), operand_as(n, dt, total.device, fn)))
+
+
+@nx_function
+def window_reduce(tensor, acc, window_dimensions, fun, *, strides=1, padding="valid",
+                  window_dilations=1) -> Tensor:
+    """Reduces each window with ``fun(x, acc)`` starting from ``acc`` (also the padding
+    value), in the window's row-major order; ``fun`` works on whole tensors, once per window
+    position."""
+    fn = "window_reduce"
+    if not callable(fun):
+        fail(fn, f"expected a function of two tensors, got {fun!r}", TypeError)
+    t = to_tensor(tensor, fn)
+    window, strides, dilations, config, out_shape = _geometry(
+        t, window_dimensions, strides, padding, window_dilations, fn)
+    (a,), dev = prepare((acc,), fn)
+    x = _padded(t, config, a, fn)
+    result = operand_as(a, t.dtype, t.device, fn)
+    for v in _views(x, window, strides, dilations, out_shape):
+        y = fun(v, result)
+        result = strong(y, t.dtype) if isinstance(y, Tensor) else \
+            operand_as(y, t.dtype, t.device, fn)
+    if result.shape != out_shape:
+        result = _r.broadcast_to(result, out_shape)
+    return _copy(result, t.names)
+
+
+def _window_scatter(select, tensor, source, init_value, window_dimensions, strides, padding,
+                    fn: str) -> Tensor:
+    t, src = to_tensor(tensor, fn), to_tensor(source, fn)
+    (init,), _ = prepare((init_value,), fn)
+    if isinstance(init, Tensor) and init.ndim:
+        fail(fn, "init_value must be a scalar")
+    dt = merge(src, init)
+    if dt.kind == "c" or t.dtype.kind == "c":
+        fail(fn, f"{fn} is not supported for complex types", TypeError)
+    window, strides, dilations, config, out_shape = _geometry(
+        t, window_dimensions, strides, padding, 1, fn)
+    if src.shape != out_shape:
+        fail(fn, "source shape must match valid windows in input tensor")
+    dev = t.device
+    x = _padded(t, config, init, fn)
+    # Nx's selection: scanning the window in order, a value that compares >= (<= for min) to
+    # the one selected so far takes its place, so the last of equal extremes wins
+    best, index = None, None
+    for k, v in enumerate(_views(x, window, strides, dilations, out_shape)):
+        if best is None:
+            best, index = v, _r.full(out_shape, 0, _d.int64, dev)
+            continue
+        take = select(v, best)
+        best = _ew.where(take, v, best)
+        index = _ew.where(take, operand_as(k, _d.int64, dev, fn), index)
+    # coordinates of each selected element in the unpadded tensor
+    flat, valid, stride = None, None, 1
+    for ax in range(t.ndim - 1, -1, -1):
+        w = window[ax]
+        inner = math.prod(window[ax + 1:])
+        q = index if inner == 1 else _ew.floor_divide(index, operand_as(inner, _d.int64, dev, fn))
+        q = _ew.remainder(q, operand_as(w, _d.int64, dev, fn)) if w > 1 else \
+            _ew.multiply(q, operand_as(0, _d.int64, dev, fn))
+        line = _r.reshape(_ew.multiply(_r.iota(out_shape[ax], dev),
+                                       operand_as(strides[ax], _d.int64, dev, fn)),
+                          tuple(n if i == ax else 1 for i, n in enumerate(out_shape)))
+        c = _ew.subtract(_ew.add(q, line), operand_as(config[ax][0], _d.int64, dev, fn))
+        n = t.shape[ax]
+        ok = _ew.logical_and(_ew.greater_equal(c, operand_as(0, _d.int64, dev, fn)),
+                             _ew.less(c, operand_as(n, _d.int64, dev, fn)))
+        valid = ok if valid is None else _ew.logical_and(valid, ok)
+        term = c if stride == 1 else _ew.multiply(c, operand_as(stride, _d.int64, dev, fn))
+        flat = term if flat is None else _ew.add(flat, term)
+        stride *= n
+    flat = _ew.where(valid, flat, operand_as(t.size, _d.int64, dev, fn))
+    base = _r.full((t.size + 1,), 0, dt, dev)
+    _m.write(base, operand_as(init, dt, dev, fn), fn)
+    out = _r.scatter("add", base, 0, _r.flatten(flat), _r.flatten(operand_as(src, dt, dev, fn)))
+    return _r.reshape(_r.slice_axis(out, 0, 0, t.size), t.shape, t.names)
+
+
+@nx_function
+def window_scatter_max(tensor, source, init_value, window_dimensions, *, strides=1,
+                       padding="valid") -> Tensor:
+    """Scatters (adds) ``source`` onto a tensor of ``init_value`` at the maximum of each
+    window of ``tensor`` (the gradient of ``window_max``)."""
+    return _window_scatter(_ew.greater_equal, tensor, source, init_value, window_dimensions,
+                           strides, padding, "window_scatter_max")
+
+
+@nx_function
+def window_scatter_min(tensor, source, init_value, window_dimensions, *, strides=1,
+                       padding="valid") -> Tensor:
+    """Scatters (adds) ``source`` at the minimum of each window (the gradient of
+    ``window_min``)."""
+    return _window_scatter(_ew.less_equal, tensor, source, init_value, window_dimensions,
+                           strides, padding, "window_scatter_min")
+
+
+# -- conv ----------------------------------------------------------------------------------------
+
+def _perm(t: Tensor, perm, fn: str, what: str) -> list:
+    if perm is None:
+        return list(range(t.ndim))
+    order = [axis_index(t, a, fn) for a in perm]
+    if sorted(order) != list(range(t.ndim)):
+        fail(fn, f"{what} must be a permutation of the {t.ndim} axes, got {list(perm)}")
+    return order
+
+
+@nx_function
+def conv(tensor, kernel, *, strides=1, padding="valid", input_dilation=1, kernel_dilation=1,
+         feature_group_size=1, batch_group_size=1, input_permutation=None,
+         kernel_permutation=None, output_permutation=None) -> Tensor:
+    """An n-D convolution (cross-correlation, as in neural networks) of ``tensor``
+    (batch, channels, spatial...) with ``kernel`` (out channels, channels / feature groups,
+    spatial...); the result is floating (batch / batch groups, out channels, spatial...)."""
+    fn = "conv"
+    t, k = to_tensor(tensor, fn), to_tensor(kernel, fn)
+    if t.ndim < 3:
+        fail(fn, f"input shape in conv requires at least rank 3, shape {t.shape} has rank "
+                 f"{t.ndim}")
+    if k.ndim < 3:
+        fail(fn, f"kernel shape in conv requires at least rank 3, shape {k.shape} has rank "
+                 f"{k.ndim}")
+    if t.ndim != k.ndim:
+        fail(fn, f"the input (rank {t.ndim}) and the kernel (rank {k.ndim}) must have the same "
+                 f"rank")
+    dt = to_floating(merge(t, k))
+    in_perm = _perm(t, input_permutation, fn, "input_permutation")
+    k_perm = _perm(k, kernel_permutation, fn, "kernel_permutation")
+    out_perm = _perm(t, output_permutation, fn, "output_permutation")
+    t = _r.permute(strong(t, dt), in_perm)
+    k = _r.permute(strong(k, dt), k_perm)
+    m = t.ndim - 2
+    if isinstance(strides, list) and len(strides) != m:
+        fail(fn, f"rank of strides much match rank of spatial dimensions got strides "
+                 f"{strides} with rank {len(strides)} and got input shape {t.shape} of rank {m}")
+    strides = int_list(strides, m, fn, "strides", 1)
+    in_dil = int_list(input_dilation, m, fn, "input dilation", 1)
+    k_dil = int_list(kernel_dilation, m, fn, "kernel dilation", 1)
+    fg, bg = feature_group_size, batch_group_size
+    batch, channels = t.shape[:2]
+    out_ch, k_ch = k.shape[:2]
+    if fg != 1 and bg != 1:
+        fail(fn, f"either batch groups or feature groups must be 1, got batch_groups = {bg} and "
+                 f"feature_groups = {fg}")
+    if batch % bg:
+        fail(fn, f"batch groups must evenly divide input batch size got rem({bg}, {batch}) != 0")
+    if out_ch % fg:
+        fail(fn, f"size of kernel output channels must be evenly divisible by feature groups "
+                 f"got rem({out_ch}, {fg}) != 0 for kernel with shape {k.shape}")
+    if out_ch % bg:
+        fail(fn, f"size of kernel output channels must be evenly divisible by batch groups got "
+                 f"rem({out_ch}, {bg}) != 0 for kernel with shape {k.shape}")
+    if channels != k_ch * fg:
+        fail(fn, f"size of input channels divided by feature groups must match size of kernel "
+                 f"channels, got {channels} / {fg} != {k_ch} for shapes {t.shape} and {k.shape}")
+    spatial = t.shape[2:]
+    ksize = k.shape[2:]
+    dilated = [n + (n - 1) * (d - 1) if n else 0 for n, d in zip(spatial, in_dil)]
+    eff = [(kk - 1) * d + 1 for kk, d in zip(ksize, k_dil)]
+    config = padding_config(dilated, eff, padding, fn)
+    out_sp = []
+    for n, (lo, hi), e, s in zip(dilated, config, eff, strides):
+        size = (n + lo + hi - e) // s + 1
+        if n + lo + hi - e < 0 or size <= 0:
+            fail(fn, "conv would result in empty tensor which is not currently supported in Nx, "
+                     "please open an issue if you'd like this behavior to change")
+        out_sp.append(size)
+    # dilate and pad the input in one write into a zero-filled buffer
+    cfg = [(0, 0, 0), (0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(config, in_dil)]
+    zero = operand_as(0, dt, t.device, fn)
+    x = t if all(c == (0, 0, 0) for c in cfg) else pad_into(t, zero, cfg, fn)
+    # im2col: patches (batch, channels, kernel positions, out positions...)
+    kpos = math.prod(ksize)
+    positions = math.prod(out_sp)
+    patches = empty((batch, channels, kpos) + tuple(out_sp), dt, t.device)
+    views = _views(x, [1, 1] + list(ksize), [1, 1] + strides, [1, 1] + k_dil,
+                   (batch, channels) + tuple(out_sp))
+    p_strides = patches.strides
+    for j, v in enumerate(views):
+        slot = patches._view((batch, channels) + tuple(out_sp),
+                             p_strides[:2] + p_strides[3:], patches.offset + j * p_strides[2])
+        _m.write(slot, v, fn)
+    if fg > 1:
+        cols = _r.reshape(patches, (batch, fg, (channels // fg) * kpos, positions))
+        w = _r.reshape(k, (fg, out_ch // fg, k_ch * kpos))
+        out = _la.matmul(w, cols)  # (batch, fg, out_ch / fg, positions)
+        out = _r.reshape(out, (batch, out_ch, positions))
+    elif bg > 1:
+        cols = _r.reshape(patches, (bg, batch // bg, channels * kpos, positions))
+        w = _r.reshape(k, (bg, 1, out_ch // bg, k_ch * kpos))
+        out = _la.matmul(w, cols)  # (bg, batch / bg, out_ch / bg, positions)
+        out = _r.reshape(_r.permute(out, (1, 0, 2, 3)), (batch // bg, out_ch, positions))
+    else:
+        cols = _r.reshape(patches, (batch, channels * kpos, positions))
+        out = _la.matmul(_r.reshape(k, (out_ch, k_ch * kpos)), cols)
+    out = _r.reshape(strong(out), (batch // bg, out_ch) + tuple(out_sp))
+    names = [names_of(tensor if isinstance(tensor, Tensor) else t)[i] for i in in_perm] \
+        if isinstance(tensor, Tensor) else [None] * t.ndim
+    out = out._view(out.shape, out.strides, out.offset, names=norm_names(names))
+    inverse = [out_perm.index(i) for i in range(len(out_perm))]
+    return _r.permute(out, inverse) if inverse != list(range(out.ndim)) else out

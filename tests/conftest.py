@@ -36,7 +36,7 @@ def _restore_webtensor_settings():
         wt.default_int_dtype(),
         wt.default_float_dtype(),
         wt.default_complex_dtype(),
-        _dtypes._default_any.get(),
+        _dtypes.default_any_setting.get(),
         wt.get_casting_mode(),
     )
     yield

@@ -95,6 +95,29 @@ def imports():
 IMPORTS = list(imports())
 
 
+def private_attribute_uses():
+    """(importer, module, attribute, line) for ``alias._name`` where ``alias`` is an imported
+    webtensor module (``from ..api import linalg as _la`` then ``_la._helper``)."""
+    for path in sorted(ROOT.rglob("*.py")):
+        module = _module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                target = _resolve(module, path.name == "__init__.py", node)
+                if target is None:
+                    continue
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}" if target else alias.name
+                    if _exists(sub):
+                        aliases[alias.asname or alias.name] = sub
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                yield module, aliases[node.value.id], node.attr, node.lineno
+
+
 def test_every_module_is_in_a_layer():
     for path in ROOT.rglob("*.py"):
         layer_of(_module_name(path))
@@ -128,6 +151,13 @@ def test_no_private_helper_crosses_a_package_or_an_api_chapter():
                               and importer != target)
         if chapter_to_chapter or _package(importer) != _package(target):
             found.append(f"{importer}:{line} takes {name} from {target}")
+    for importer, target, name, line in private_attribute_uses():
+        if target.startswith(importer + "."):
+            continue
+        chapter_to_chapter = (importer.startswith("api.") and target.startswith("api.")
+                              and not target.split(".")[1].startswith("_"))
+        if chapter_to_chapter or _package(importer) != _package(target):
+            found.append(f"{importer}:{line} uses {target}.{name}")
     assert not found, "private helpers used outside their package:\n" + "\n".join(found)
 
 

@@ -408,7 +408,7 @@ _KIND_CHECKS = {"int": "iu", "float": "f", "complex": "c"}
 _default_int = Setting("default_int_dtype", int32)
 _default_float = Setting("default_float_dtype", float32)
 _default_complex = Setting("default_complex_dtype", complex64)
-_default_any = Setting("default_dtype", None)  # None: follow the default float dtype
+default_any_setting = Setting("default_dtype", None)  # None: follow the default float dtype
 
 
 def default_int_dtype() -> DType:
@@ -448,7 +448,7 @@ def set_default_complex_dtype(value):
 
 def set_default_dtype(value):
     """Set the global default dtype used when nothing else decides (default: the float default)."""
-    return _default_any.set(None if value is None else dtype(value))
+    return default_any_setting.set(None if value is None else dtype(value))
 
 
 def default_dtype(dtype=None, item=None) -> DType:  # noqa: A002 - Ivy's signature
@@ -461,7 +461,7 @@ def default_dtype(dtype=None, item=None) -> DType:  # noqa: A002 - Ivy's signatu
         inferred = _infer_item(item)
         if inferred is not None:
             return inferred
-    fallback = _default_any.get()
+    fallback = default_any_setting.get()
     return default_float_dtype() if fallback is None else fallback
 
 

@@ -360,7 +360,7 @@ def _freq_dtype(dtype, fn):
         return dt
     from . import promotion as _p
 
-    return _p._resolve((1.0,), fn)[0]
+    return _p.resolve((1.0,), fn)[0]
 
 
 def fftfreq(n, /, *, d=1.0, dtype=None, device=None) -> Tensor:

@@ -466,22 +466,22 @@ def _parse_mode(mode, fn: str) -> PromotionMode:
     return found
 
 
-_MODE = Setting("promotion_mode", MODES["standard"])
+MODE = Setting("promotion_mode", MODES["standard"])
 
 
 def get_promotion_mode() -> str:
     """The name of the active promotion mode."""
-    return _MODE.get().name
+    return MODE.get().name
 
 
 def set_promotion_mode(mode: str):
     """Switch the promotion mode process-wide; ``with wt.set_promotion_mode(m):`` is local."""
-    return _MODE.set(_parse_mode(mode, "set_promotion_mode"))
+    return MODE.set(_parse_mode(mode, "set_promotion_mode"))
 
 
 def promotion_mode(mode: str):
     """``with wt.promotion_mode("safe"): ...`` - a mode for this block, this thread/task only."""
-    return _MODE.scoped(_parse_mode(mode, "promotion_mode"))
+    return MODE.scoped(_parse_mode(mode, "promotion_mode"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -556,13 +556,13 @@ _SCALAR_MARKS = {cls: object() for cls in _SCALAR_CLASSES}
 _INT_RANGES = {dt: (_d.iinfo(dt).min, _d.iinfo(dt).max) for dt in _d.all_int_dtypes}
 
 
-def _resolve(args: tuple, fn: str) -> tuple[DType, bool]:
+def resolve(args: tuple, fn: str) -> tuple[DType, bool]:
     """(dtype, weak) of combining ``args`` in the active mode; the engine behind every op.
 
     The join is cached per mode under a key where each Python scalar stands as a marker of its
     type (the node depends only on the type); Python ints are then range-checked.
     """
-    mode = _MODE.get()
+    mode = MODE.get()
     try:
         node = mode._cache.get(args)  # pure dtype keys: the common case, one lookup
     except TypeError:  # unhashable operands (NumPy arrays)
@@ -624,7 +624,7 @@ def result_type(*arrays_and_dtypes, return_weak_type_flag: bool = False):
     (``int``, ``float``, ``complex`` are weak; ``bool`` is strong).  Order never matters.
     With ``return_weak_type_flag=True`` the result is ``(dtype, weak)``.
     """
-    dt, weak = _resolve(arrays_and_dtypes, "result_type")
+    dt, weak = resolve(arrays_and_dtypes, "result_type")
     return (dt, weak) if return_weak_type_flag else dt
 
 
@@ -632,4 +632,4 @@ def promote_types(type1, type2) -> DType:
     """The promoted dtype of two dtypes (not scalars) in the active mode."""
     a = _d._dtype_of_arg(type1, "promote_types")
     b = _d._dtype_of_arg(type2, "promote_types")
-    return _resolve((a, b), "promote_types")[0]
+    return resolve((a, b), "promote_types")[0]

@@ -50,7 +50,7 @@ def as_shape(shape, fn: str) -> Shape:
     if isinstance(shape, int) or hasattr(shape, "__index__") and not isinstance(shape, Sequence):
         shape = (shape,)
     try:
-        out = tuple(int(_index(n, fn)) for n in shape)
+        out = tuple(int(index_arg(n, fn)) for n in shape)
     except TypeError:
         raise TypeError(f"wt.{fn}: shape must be an int or a sequence of ints, got {shape!r}") \
             from None
@@ -109,7 +109,7 @@ def check_size(shape, itemsize: int, fn: str) -> int:
     return size
 
 
-def _index(n, fn: str) -> int:
+def index_arg(n, fn: str) -> int:
     if n.__class__ is int:
         return n
     if isinstance(n, (bool, type)):
@@ -123,7 +123,7 @@ def _index(n, fn: str) -> int:
 
 
 def normalize_axis(axis: int, ndim: int, fn: str) -> int:
-    axis = _index(axis, fn)
+    axis = index_arg(axis, fn)
     if not -ndim <= axis < ndim:
         raise ValueError(f"wt.{fn}: axis {axis} is out of bounds for a tensor of {ndim} "
                          f"dimension{'s' if ndim != 1 else ''}; use an axis in [{-ndim}, {ndim})")

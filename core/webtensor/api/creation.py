@@ -77,7 +77,7 @@ def _infer(leaves, fn: str, tensors=()):
     if not sample:  # an empty sequence: the global default (the default float, like NumPy)
         return _d.default_dtype(), True
     # Subclasses (IntEnum, np.float64...) count as their Python base kind here.
-    return _p._resolve(tuple(sample), fn)
+    return _p.resolve(tuple(sample), fn)
 
 
 def _check_explicit(values, dtype, fn: str):
@@ -265,7 +265,7 @@ def _creation_dtype(dtype, fill, fn):
         return _d.default_dtype(), False
     if isinstance(fill, Tensor):
         return fill.dtype, False
-    dt, _weak = _p._resolve((fill,), fn)
+    dt, _weak = _p.resolve((fill,), fn)
     return dt, False
 
 
@@ -378,7 +378,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
         raise ValueError(f"wt.{fn}: step must not be zero")
     all_int = all(isinstance(v, int) for v in (start, stop, step))
     if dtype is None:
-        dt, _ = _p._resolve((start, stop, step), fn)
+        dt, _ = _p.resolve((start, stop, step), fn)
     else:
         dt = _d.dtype(dtype)
     if dt.kind not in _ops.function_kinds(fn):
@@ -428,7 +428,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     num = _validate.count(num, f"wt.{fn}", "num")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     if dtype is None:
-        dt, _ = _p._resolve((start, stop, 1.0), fn)
+        dt, _ = _p.resolve((start, stop, 1.0), fn)
     else:
         dt = _d.dtype(dtype)
         if dt.kind not in _ops.function_kinds(fn):
@@ -457,9 +457,9 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     """A 2-D tensor with ones on the ``k``-th diagonal and zeros elsewhere (default dtype:
     ``wt.default_dtype()``, as ``zeros``)."""
     fn = "eye"
-    n_rows = _s._index(n_rows, fn)
-    n_cols = n_rows if n_cols is None else _s._index(n_cols, fn)
-    k = _s._index(k, fn)
+    n_rows = _s.index_arg(n_rows, fn)
+    n_cols = n_rows if n_cols is None else _s.index_arg(n_cols, fn)
+    k = _s.index_arg(k, fn)
     if n_rows < 0 or n_cols < 0:
         raise ValueError(f"wt.{fn}: negative dimensions ({n_rows}, {n_cols}) are not allowed")
     out = zeros((n_rows, n_cols), dtype=dtype, device=device)
@@ -514,7 +514,7 @@ def _triangle(x, k, lower: bool, fn: str) -> Tensor:
     x = as_tensor(x, fn)
     if x.ndim < 2:
         raise ValueError(f"wt.{fn}: needs at least 2 dimensions, got shape {x.shape}")
-    k = _s._index(k, fn)
+    k = _s.index_arg(k, fn)
     n, m = x.shape[-2:]
     out = _empty(x.shape, x.dtype, x.device, weak=x.weak, names=x.names)
     if not out.size:
@@ -574,7 +574,7 @@ def diag(v, /, k: int = 0) -> Tensor:
     from ._common import as_tensor
 
     v = as_tensor(v, fn)
-    k = _s._index(k, fn)
+    k = _s.index_arg(k, fn)
     from .linalg import diagonal_view
 
     if v.ndim == 2:

@@ -39,7 +39,7 @@ def apply_unary(op: ElementwiseOp, x) -> Tensor:
     x = as_tensor(x, op.name)
     compute, out_dt = _result_dtypes(op, x.dtype)
     # NOTE: numpy mode has no weak results, for unary ops as for binary ones.
-    weak = x.weak and out_dt is not _d.bool and _p._MODE.get().weak_results
+    weak = x.weak and out_dt is not _d.bool and _p.MODE.get().weak_results
     a = operand(x, compute, x.device)
     out = empty(x.shape, out_dt, x.device, weak=weak, names=x.names)
     x._backend.unary(op.name, out, a)

@@ -424,12 +424,12 @@ def _gather(plan: _Plan, fn: str) -> Tensor:
 def _scatter(plan: _Plan, value: Tensor, fn: str) -> None:
     layout = _Layout(plan, fn)
     target = layout.view
-    _m._check_writable(target, fn)
-    updates = _m._fit_value(value, layout.result_shape(), fn)
+    _m.check_writable(target, fn)
+    updates = _m.fit_value(value, layout.result_shape(), fn)
     index = layout.index_view()
     if not index.size:
         return
-    work = _m._fresh_copy(target)
+    work = _m.fresh_copy(target)
     merged = layout.merged_view(work)  # a view: work is contiguous
     updates = _m.reshape(updates, index.shape)
     target._backend.scatter("set", merged, layout.p, index, updates)
@@ -515,7 +515,7 @@ def _value_for(x: Tensor, value, fn: str) -> Tensor:
         what = f"a {value.dtype.name} value"
     if value.__class__ is not Tensor or value.dtype is not dt:
         what += f" (it promotes to {dt.name} with {x.dtype.name})"
-    _m._check_same_kind(dt, x, fn, what)
+    _m.check_same_kind(dt, x, fn, what)
     return operand(value, x.dtype, device)
 
 

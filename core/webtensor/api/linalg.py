@@ -510,7 +510,7 @@ def diagonal_view(x: Tensor, offset, axis1, axis2, fn: str) -> Tensor:
     becomes the last axis (NumPy's layout)."""
     if x.ndim < 2:
         raise ValueError(f"wt.{fn}: needs at least 2 dimensions, got shape {x.shape}")
-    offset = _s._index(offset, fn)
+    offset = _s.index_arg(offset, fn)
     a1 = axis_index(x, axis1, fn)
     a2 = axis_index(x, axis2, fn)
     if a1 == a2:

@@ -28,7 +28,7 @@ __all__ = [
 
 # -- helpers ----------------------------------------------------------------------------------------
 
-def _fresh_copy(x: Tensor) -> Tensor:
+def fresh_copy(x: Tensor) -> Tensor:
     """A new C-contiguous buffer holding ``x``'s values (always a copy)."""
     out = empty(x.shape, x.dtype, x.device, weak=x.weak, names=x.names)
     if x.size:
@@ -40,7 +40,7 @@ def _shape_arg(shape, fn: str) -> tuple[int, ...]:
     """An int or a sequence of ints (``-1`` allowed; checked by the caller)."""
     if not isinstance(shape, (tuple, list)):
         shape = (shape,)
-    return tuple(_s._index(n, fn) for n in shape)
+    return tuple(_s.index_arg(n, fn) for n in shape)
 
 
 def _int_arg(value, fn: str, what: str) -> int:
@@ -76,7 +76,7 @@ def _slice_along(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
 
 # -- writing into existing tensors ----------------------------------------------------------------
 
-def _check_same_kind(dt: _d.DType, target: Tensor, fn: str, what: str) -> None:
+def check_same_kind(dt: _d.DType, target: Tensor, fn: str, what: str) -> None:
     """Refuse to store ``what`` (whose dtype is ``dt``) unless ``same_kind`` allows it."""
     if not _d.can_cast(dt, target.dtype, "same_kind"):
         raise TypeError(
@@ -86,7 +86,7 @@ def _check_same_kind(dt: _d.DType, target: Tensor, fn: str, what: str) -> None:
         )
 
 
-def _fit_value(value: Tensor, shape, fn: str) -> Tensor:
+def fit_value(value: Tensor, shape, fn: str) -> Tensor:
     """``value`` broadcast to ``shape`` (leading 1-dims of ``value`` may be dropped, as NumPy
     allows when writing)."""
     vshape = value.shape
@@ -103,7 +103,7 @@ def _fit_value(value: Tensor, shape, fn: str) -> Tensor:
     return broadcast_view(v, tuple(shape))
 
 
-def _check_writable(target: Tensor, fn: str) -> None:
+def check_writable(target: Tensor, fn: str) -> None:
     """Broadcast views (stride 0 over a dimension longer than 1) alias their elements, and so
     does every view taken from one (``wt.broadcast_to(b, (2, 3))[1]`` is ``b`` itself)."""
     if target._readonly == "dlpack":
@@ -124,15 +124,15 @@ def _check_writable(target: Tensor, fn: str) -> None:
 
 def write(target: Tensor, value: Tensor, fn: str) -> None:
     """Broadcast ``value`` (already of ``target``'s dtype) into the view ``target``."""
-    _check_writable(target, fn)
+    check_writable(target, fn)
     if value.device is not target.device:
         raise ValueError(f"wt.{fn}: the value is on {value.device.name} but the target is on "
                          f"{target.device.name}; move it with value.to_device(...) first")
-    v = _fit_value(value, target.shape, fn)
+    v = fit_value(value, target.shape, fn)
     if not target.size:
         return
     if v._data is target._data:
-        v = _fresh_copy(v)  # the contract forbids aliasing (x[1:] = x[:-1])
+        v = fresh_copy(v)  # the contract forbids aliasing (x[1:] = x[:-1])
     target._backend.assign(target, v)
 
 
@@ -143,7 +143,7 @@ def assign_into(target: Tensor, value, fn: str) -> None:
     broadcast to the target's shape.  Every check runs before any byte is written.
     """
     value = as_tensor(value, fn)
-    _check_same_kind(value.dtype, target, fn, f"a {value.dtype.name} result")
+    check_same_kind(value.dtype, target, fn, f"a {value.dtype.name} result")
     write(target, cast(value, target.dtype), fn)
 
 
@@ -164,7 +164,7 @@ def reshape(x, /, shape, *, copy: bool | None = None) -> Tensor:
         raise ValueError(f"wt.{fn}: cannot reshape a view of shape {x.shape} with strides "
                          f"{x.strides} into {shape} without copying, but copy=False; pass "
                          f"copy=None to allow a copy")
-    c = _fresh_copy(x)
+    c = fresh_copy(x)
     return c._view(shape, _s.contiguous_strides(shape), 0, names=names)
 
 
@@ -454,7 +454,7 @@ def array_split(x, indices_or_sections, axis=0) -> list[Tensor]:
 
 def _materialize(view: Tensor, shape, names) -> Tensor:
     """Copy a (broadcast) view into a fresh buffer and view it as ``shape``."""
-    c = _fresh_copy(view)
+    c = fresh_copy(view)
     return c._view(tuple(shape), _s.contiguous_strides(tuple(shape)), 0, names=names)
 
 
@@ -554,7 +554,7 @@ def roll(x, /, shift, *, axis=None) -> Tensor:
         if n and s % n:
             k = n - s % n
             out = concat([_slice_along(out, ax, k, n), _slice_along(out, ax, 0, k)], axis=ax)
-    return _fresh_copy(out) if out is x else out
+    return fresh_copy(out) if out is x else out
 
 
 # -- padding ---------------------------------------------------------------------------------------
@@ -631,7 +631,7 @@ def pad(x, pad_width, mode: str = "constant", *, constant_values=0) -> Tensor:
         index = [_pad_source(i, n, mode) for i in range(-before, n + after)]
         out = take(out, index, axis=ax)
     if out is x:
-        return _fresh_copy(x)
+        return fresh_copy(x)
     return out._view(out.shape, out.strides, out.offset, names=x.names)
 
 

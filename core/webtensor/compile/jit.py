@@ -41,9 +41,9 @@ def _scalar_dtype(value) -> tuple[_d.DType, bool]:
 
 
 def _settings_key() -> tuple:
-    return (_p._MODE.get(), _precision.get_precision(), _d.default_int_dtype(),
+    return (_p.MODE.get(), _precision.get_precision(), _d.default_int_dtype(),
             _d.default_float_dtype(),
-            _d.default_complex_dtype(), _d._default_any.get(), default_device())
+            _d.default_complex_dtype(), _d.default_any_setting.get(), default_device())
 
 
 _NOT_FAST = object()

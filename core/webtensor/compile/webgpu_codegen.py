@@ -169,7 +169,7 @@ def plan(group: Group) -> FusedPlan:
     view_name: dict[tuple, str] = {}
     for j, (view, st) in enumerate(zip(operand_views, in_strides)):
         storage = storage_of(view.dtype)
-        index = kernels._index_fn(kernels.index_mode(cshape, st))
+        index = kernels.index_fn(kernels.index_mode(cshape, st))
         load = STORAGE[storage].load.format(buf=f"in{binding_of[view.value.id]}",
                                             idx=f"{index}(i, {j}u)")
         name = f"x{j}"
@@ -256,9 +256,9 @@ def _function(fns: dict, expr: str, ins, out_storage) -> str:
 
 @lru_cache(maxsize=1024)
 def _kernel(functions: str, body: str, n_in: int, n_out: int, slots: int):
-    vec4s = kernels._uniform_vec4s(slots)
+    vec4s = kernels.uniform_vec4s(slots)
     text = "\n".join([
-        kernels._header(n_in, n_out, vec4s), "", functions, "",
+        kernels.header(n_in, n_out, vec4s), "", functions, "",
         f"@compute @workgroup_size({kernels.WORKGROUP})",
         "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
         "@builtin(num_workgroups) nwg: vec3<u32>) {",
@@ -273,7 +273,7 @@ def _kernel(functions: str, body: str, n_in: int, n_out: int, slots: int):
         "    }",
         "}",
     ])
-    return kernels.Kernel(kernels._with_libraries(text), n_in, n_out, vec4s * 16)
+    return kernels.Kernel(kernels.with_libraries(text), n_in, n_out, vec4s * 16)
 
 
 # -- running it ----------------------------------------------------------------------------------

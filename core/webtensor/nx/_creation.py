@@ -173,7 +173,7 @@ def eye(n_or_tensor_or_shape, *, type=None, names=None, backend=None) -> Tensor:
     names = check_names(names, len(shape), fn) if names is not None else \
         norm_names(names_of(arg)) if isinstance(arg, Tensor) else None
     out = _r.full(shape, 0, dt, dev, names)
-    _m.write(_la._diagonal_view(out, 0, -2, -1, fn), _r.full((), 1, dt, dev), fn)
+    _m.write(_la.diagonal_view(out, 0, -2, -1, fn), _r.full((), 1, dt, dev), fn)
     return out
 
 
@@ -210,7 +210,7 @@ def take_diagonal(tensor, *, offset=0) -> Tensor:
         fail(fn, f"take_diagonal/2 expects tensor of rank 2 or higher, got tensor of rank: "
                  f"{t.ndim}")
     _check_offset(t.shape[-2], t.shape[-1], offset, fn)
-    return _materialize(_la._diagonal_view(t, offset, -2, -1, fn))
+    return _materialize(_la.diagonal_view(t, offset, -2, -1, fn))
 
 
 @nx_function
@@ -230,7 +230,7 @@ def put_diagonal(tensor, diagonal, *, offset=0) -> Tensor:
                  f"length: {d.shape[0]}")
     dt = merge(t, d)
     out = _materialize(strong(t, dt), t.names)
-    _m.write(_la._diagonal_view(out, offset, 0, 1, fn), operand_as(d, dt, out.device, fn), fn)
+    _m.write(_la.diagonal_view(out, offset, 0, 1, fn), operand_as(d, dt, out.device, fn), fn)
     return out
 
 
@@ -243,7 +243,7 @@ def make_diagonal(tensor, *, offset=0) -> Tensor:
         fail(fn, f"make_diagonal/2 expects tensor of rank 1, got tensor of rank: {t.ndim}")
     n = t.shape[0] + abs(offset)
     out = _r.full((n, n), 0, t.dtype, t.device)
-    _m.write(_la._diagonal_view(out, offset, 0, 1, fn), strong(t), fn)
+    _m.write(_la.diagonal_view(out, offset, 0, 1, fn), strong(t), fn)
     return out
 
 

@@ -53,7 +53,7 @@ def _render(template: str, inputs, outputs, slots: int, lib: str = "", **fields)
     head, uniform = header(inputs, outputs, slots)
     text = Template(kernels.source(template)).substitute(header=head, wg=kernels.WORKGROUP,
                                                          **fields)
-    return Kernel(kernels._with_libraries(text + lib), len(inputs), len(outputs), uniform)
+    return Kernel(kernels.with_libraries(text + lib), len(inputs), len(outputs), uniform)
 
 
 def _indent(lines) -> str:

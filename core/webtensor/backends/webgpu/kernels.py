@@ -45,7 +45,7 @@ def _calls(text: str) -> set[str]:
     return set(re.findall(r"\b(\w+)\s*\(", text))
 
 
-def _with_libraries(text: str) -> str:
+def with_libraries(text: str) -> str:
     """``text`` followed by every helper library it needs (transitively)."""
     used: list[str] = []
     pending = _calls(text)
@@ -147,12 +147,12 @@ class Kernel:
 
 
 
-def _uniform_vec4s(slots: int) -> int:
+def uniform_vec4s(slots: int) -> int:
     """Uniform blocks come in 256-byte steps (so few distinct kernel texts)."""
     return 16 * max(1, -(-slots // 64))
 
 
-def _header(n_in: int, n_out: int, vec4s: int) -> str:
+def header(n_in: int, n_out: int, vec4s: int) -> str:
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;"]
     for i in range(n_in):
         lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<u32>;")
@@ -162,15 +162,15 @@ def _header(n_in: int, n_out: int, vec4s: int) -> str:
     return "\n".join(lines) + "\n\n" + source("params")
 
 
-def _render(template: str, n_in: int, n_out: int, slots: int, **fields) -> Kernel:
-    vec4s = _uniform_vec4s(slots)
+def render(template: str, n_in: int, n_out: int, slots: int, **fields) -> Kernel:
+    vec4s = uniform_vec4s(slots)
     text = Template(source(template)).substitute(
-        header=_header(n_in, n_out, vec4s), wg=WORKGROUP, n_in=n_in,
+        header=header(n_in, n_out, vec4s), wg=WORKGROUP, n_in=n_in,
         n_out_binding=n_in + 1, **fields)
-    return Kernel(_with_libraries(text), n_in, n_out, vec4s * 16)
+    return Kernel(with_libraries(text), n_in, n_out, vec4s * 16)
 
 
-def _index_fn(mode) -> str:
+def index_fn(mode) -> str:
     """The params.wgsl function locating an operand's element: ``True`` contiguous, ``False``
     strided, ``"scalar"`` one element read everywhere (a Python number's 0-d tensor)."""
     if mode == "scalar":
@@ -202,7 +202,7 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
     loads = []
     for j, (s, contiguous) in enumerate(ins):
         idx = f"i{j}"
-        loads.append(f"let {idx} = {_index_fn(contiguous)}(i, {j}u);")
+        loads.append(f"let {idx} = {index_fn(contiguous)}(i, {j}u);")
         loads.append(f"let v{j} = {STORAGE[s].load.format(buf=f'in{j}', idx=idx)};")
     call = "op(" + ", ".join([f"v{j}" for j in range(len(ins))] + ["i"] * index_arg) + ")"
     if so.words > 1:
@@ -221,31 +221,31 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
                 "    }",
                 "}",
                 "out0[t] = word;"]
-    return _render("map", len(ins), 1, slots, op_params=params, out_type=so.wgsl_type,
+    return render("map", len(ins), 1, slots, op_params=params, out_type=so.wgsl_type,
                    expr=expr, body="\n".join("        " + line for line in body), items=ITEMS)
 
 
 @lru_cache(maxsize=256)
 def copy_wide_kernel(words: int, contiguous: bool, slots: int) -> Kernel:
-    return _render("copy_wide", 1, 1, slots, words=words, index=_index_fn(contiguous))
+    return render("copy_wide", 1, 1, slots, words=words, index=index_fn(contiguous))
 
 
 @lru_cache(maxsize=256)
 def assign_kernel(words: int, contiguous_src: bool, slots: int) -> Kernel:
-    return _render("assign", 1, 1, slots, words=words, index=_index_fn(contiguous_src))
+    return render("assign", 1, 1, slots, words=words, index=index_fn(contiguous_src))
 
 
 @lru_cache(maxsize=256)
 def assign_packed_kernel(storage: str, contiguous_src: bool, slots: int) -> Kernel:
     s = STORAGE[storage]
-    return _render("assign_packed", 1, 1, slots, per_word=s.per_word, bits=s.bits,
-                   mask=hex((1 << s.bits) - 1), index=_index_fn(contiguous_src),
+    return render("assign_packed", 1, 1, slots, per_word=s.per_word, bits=s.bits,
+                   mask=hex((1 << s.bits) - 1), index=index_fn(contiguous_src),
                    load=s.load.format(buf="in0", idx="idx"))
 
 
 @lru_cache(maxsize=16)
 def fill_kernel(words: int) -> Kernel:
-    return _render("fill", 0, 1, 8, words=words)
+    return render("fill", 0, 1, 8, words=words)
 
 
 # -- parameters ----------------------------------------------------------------------------------

@@ -88,7 +88,7 @@ DTYPES = frozenset(_TYPES) | frozenset(_ANY)
 def header(inputs, outputs, slots: int) -> tuple[str, int]:
     """Binding declarations for ``inputs``/``outputs`` (WGSL array element types) plus the
     parameter helpers; returns (text, uniform bytes)."""
-    vec4s = kernels._uniform_vec4s(slots)
+    vec4s = kernels.uniform_vec4s(slots)
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;"]
     for i, elem in enumerate(inputs):
         lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<{elem}>;")
@@ -160,7 +160,7 @@ def matmul_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int) -> Kern
         header=head, T=t, mac=mac, a_word=words[a_mode], b_word=words[b_mode],
         load_a=_loader("a", a_mode, t), load_b=_loader("b", b_mode, t),
         store=_CONV[t][2].format("acc[r][c]"))
-    return Kernel(kernels._with_libraries(text), 2, 1, uniform)
+    return Kernel(kernels.with_libraries(text), 2, 1, uniform)
 
 
 # scalar multiply-add for the one-element-per-invocation kernel (matmul_small.wgsl)
@@ -176,7 +176,7 @@ def small_kernel(dtype_name: str, slots: int) -> Kernel:
     text = Template(kernels.source("matmul_small")).substitute(
         header=head, T=t, mac=_SMALL_MAC[t], load_a=scalar.format("in0[u32(a_at)]"),
         load_b=scalar.format("in1[u32(b_at)]"), store=store.format("acc"))
-    return Kernel(kernels._with_libraries(text), 2, 1, uniform)
+    return Kernel(kernels.with_libraries(text), 2, 1, uniform)
 
 
 def _any_loader(operand: str, mode: str, spec: _AnySpec) -> str:
@@ -229,7 +229,7 @@ def any_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int) -> Kernel:
         header=head, T=spec.t, TK=spec.tk, tile_elems=spec.tk * TILE, mac=spec.mac,
         load_a=_any_loader("a", a_mode, spec), load_b=_any_loader("b", b_mode, spec),
         store=_any_store(spec))
-    return Kernel(kernels._with_libraries(text), 2, 1, uniform)
+    return Kernel(kernels.with_libraries(text), 2, 1, uniform)
 
 
 def _scalar_mode(s_r: int, s_k: int) -> str:

@@ -269,7 +269,7 @@ def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: in
     write = _WRITE_OUT[out_words] if out_words else _WRITE_STATE
     nk, nr = dims
     offsets = _KEPT_OFFSET[min(nk, 2)] + "\n\n" + _REDUCED_OFFSET[max(1, min(nr, 2))]
-    return kernels._render("reduce", 1, 1, slots, fold=_FOLD_ELEMENTS if from_elements
+    return kernels.render("reduce", 1, 1, slots, fold=_FOLD_ELEMENTS if from_elements
                            else _FOLD_STATES, write=write, offsets=offsets, **_fields(fam, t))
 
 
@@ -278,13 +278,13 @@ def scan_kernel(fam: str, t: str, carried: bool, slots: int) -> Kernel:
     start = ("vec4<u32>(in1[4u * t], in1[4u * t + 1u], in1[4u * t + 2u], in1[4u * t + 3u])"
              if carried else "acc_identity()")
     store = _SCAN_STORE[value_words(t)]
-    return kernels._render("scan", 2 if carried else 1, 1, slots, start=start, store=store,
+    return kernels.render("scan", 2 if carried else 1, 1, slots, start=start, store=store,
                            **_fields(fam, t))
 
 
 @lru_cache(maxsize=64)
 def carry_kernel(fam: str, t: str) -> Kernel:
-    return kernels._render("scan_carry", 1, 1, 3, **_fields(fam, t))
+    return kernels.render("scan_carry", 1, 1, 3, **_fields(fam, t))
 
 
 # -- planning and dispatch --------------------------------------------------------------------------

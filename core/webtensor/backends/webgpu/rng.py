@@ -18,7 +18,7 @@ _M32 = 0xFFFFFFFF
 
 @cache
 def philox_kernel() -> Kernel:
-    return kernels._render("philox", 0, 1, 10)
+    return kernels.render("philox", 0, 1, 10)
 
 
 def random_bits(backend, out, key: tuple[int, int], counter: int) -> None:

@@ -147,19 +147,19 @@ def local_sort_kernel(storage: str, contiguous: bool, slots: int) -> kernels.Ker
     words = key_words(storage)
     key = SORT_KEY[storage].format(load=STORAGE[storage].load.format(buf="in0", idx="ix"))
     load = _LOAD_FROM_VIEW.format(index=_index_fn(contiguous), key=key, key_max=_KEY_MAX[words])
-    return kernels._render("sort_local", 1, 1, slots, mode="sort", n_operands=1, load=load,
+    return kernels.render("sort_local", 1, 1, slots, mode="sort", n_operands=1, load=load,
                            network=_NETWORK_SORT, **_pair_fields(words))
 
 
 @lru_cache(maxsize=4)
 def local_merge_kernel(words: int) -> kernels.Kernel:
-    return kernels._render("sort_local", 0, 1, 4, mode="merge", n_operands=0,
+    return kernels.render("sort_local", 0, 1, 4, mode="merge", n_operands=0,
                            load=_LOAD_FROM_PAIRS, network=_NETWORK_MERGE, **_pair_fields(words))
 
 
 @lru_cache(maxsize=4)
 def step_kernel(words: int) -> kernels.Kernel:
-    return kernels._render("sort_step", 0, 1, 8, **_pair_fields(words))
+    return kernels.render("sort_step", 0, 1, 8, **_pair_fields(words))
 
 
 # The value the final pass writes for element ``ix`` of the input (``in1``), per kind: 32-bit
@@ -183,11 +183,11 @@ def final_kernel(kind: str, words: int, contiguous_in: bool, contiguous_out: boo
     pair_words = words + 1
     if kind == "indices":
         store = "    out0[2u * o] = idx;\n    out0[2u * o + 1u] = 0u;"
-        return kernels._render("sort_final", 1, 1, slots, out_index=out_index, store=store,
+        return kernels.render("sort_final", 1, 1, slots, out_index=out_index, store=store,
                                pair_words=pair_words)
     ix = f"{_index_fn(contiguous_in)}(r * n + idx, 0u)"
     store = f"    let ix = {ix};\n{_FINAL_VALUE[kind]}"
-    return kernels._render("sort_final", 2, 1, slots, out_index=out_index, store=store,
+    return kernels.render("sort_final", 2, 1, slots, out_index=out_index, store=store,
                            pair_words=pair_words)
 
 

@@ -23,11 +23,11 @@ def summary_kernel(storage: str) -> Kernel:
     text = Template(kernels.source("block_summary")).substitute(
         header=head, wg=kernels.WORKGROUP, storage=storage,
         load=STORAGE[storage].load.format(buf="in0", idx="at"), convert=convert)
-    return Kernel(kernels._with_libraries(text), 1, 1, uniform)
+    return Kernel(kernels.with_libraries(text), 1, 1, uniform)
 
 
 def _header():
-    vec4s = kernels._uniform_vec4s(14)
+    vec4s = kernels.uniform_vec4s(14)
     text = "\n".join([
         f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;",
         "@group(0) @binding(1) var<storage, read> in0: array<u32>;",

@@ -102,10 +102,10 @@ def cabs1(re: float, im: float, dt) -> float:
     x, y = abs(re), abs(im)
     if x == INF or y == INF:
         return INF
+    if x != x or y != y:
+        return DNAN  # the canonical NaN, whatever the parts' NaN bits
     if dt is _d.complex64:
         return math.sqrt(x * x + y * y)
-    if x != x or y != y:
-        return x + y
     hi, lo = (x, y) if x >= y else (y, x)
     if hi == 0:
         return 0.0

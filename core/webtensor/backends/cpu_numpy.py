@@ -187,7 +187,11 @@ def _cabs(a):
 
 
 def _abs(a):
-    return _cabs(a) if a.dtype.kind == "c" else np.abs(a)
+    if a.dtype.kind != "c":
+        return np.abs(a)
+    r = _cabs(a)
+    # a NaN part (and no infinite one): the canonical NaN, whatever the parts' NaN bits
+    return np.where(np.isnan(r), r.dtype.type(_pycodec.DEFAULT_NAN), r)
 
 
 def _csqrt(a):
@@ -326,6 +330,16 @@ def _expm1(x):
     return out
 
 
+def _real_form(fn, dtype):
+    return _REAL_UFUNC.get(fn, fn) if np.dtype(dtype).kind != "c" else fn
+
+
+# ufuncs whose result is bool whatever the inputs (comparisons, predicates)
+_PREDICATES = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater,
+                         np.greater_equal, np.isnan, np.isinf, np.isfinite, np.signbit,
+                         np.logical_and, np.logical_or, np.logical_xor, np.logical_not})
+
+
 def _multiply(a, b):
     return _cmul(a, b) if a.dtype.kind == "c" else np.multiply(a, b)
 
@@ -379,6 +393,11 @@ def _fmin(a, b):
         r = np.where(both, -(-a - b), r)
     return r
 
+
+# complex-aware wrappers -> the NumPy ufunc they are for real dtypes (cpu_numpy's fast path
+# computes straight into the output with it)
+_REAL_UFUNC = {_abs: np.abs, _sqrt: np.sqrt, _square: np.square, _multiply: np.multiply,
+               _divide: np.divide}
 
 UNARY = {
     "abs": _abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
@@ -819,6 +838,9 @@ class NumpyBackend(Backend):
             a = a.astype(_WIDEN[a.dtype])
         if op == "bitwise_invert" and x.dtype is _d.bool:
             result = ~a
+        elif self._into(fn, out, a.dtype):
+            _quietly(_real_form(fn, a.dtype), a, out._data.reshape(out.shape))  # into out
+            return
         else:
             result = _quietly(fn, a)
         self.store(out, result)
@@ -834,7 +856,24 @@ class NumpyBackend(Backend):
             fn = _BOOL_BINARY[op]
         if op in _TRANSCENDENTAL and x.dtype in _WIDEN:
             x, y = x.astype(_WIDEN[x.dtype]), y.astype(_WIDEN[y.dtype])
+        elif x.dtype == y.dtype and self._into(fn, out, x.dtype):
+            _quietly(_real_form(fn, x.dtype), x, y, out._data.reshape(out.shape))  # into out
+            return
         self.store(out, _quietly(fn, x, y))
+
+    @staticmethod
+    def _into(fn, out, dtype) -> bool:
+        """``fn`` is a NumPy ufunc whose result in ``dtype`` is exactly what ``store`` would
+        write into ``out``: computing into ``out`` saves a temporary and a copy."""
+        if np.dtype(dtype).kind != "c":  # the real forms of the complex-aware wrappers
+            fn = _REAL_UFUNC.get(fn, fn)
+        if not isinstance(fn, np.ufunc) or out.dtype is _d.bfloat16:
+            return False
+        dst = out._data.dtype
+        if dst == dtype:
+            return fn.nout == 1 and fn.resolve_dtypes((dtype, dtype, None)[:fn.nin + 1])[-1] \
+                == dst
+        return dst == np.bool_ and fn in _PREDICATES
 
     def _operand(self, t) -> np.ndarray:
         """Elementwise input values; a scalar stretched to the output shape (all strides 0)

@@ -215,6 +215,21 @@ def check_lite_tools() -> None:
                              f"--no-lite")
 
 
+DOCS_NOTEBOOKS = ROOT / "docs" / "notebooks"
+
+
+def stage_docs_notebooks(files: Path) -> None:
+    """docs/notebooks/*.ipynb into the site, each opening with a ``%pip install webtensor``
+    cell (natively webtensor is installed already; in JupyterLite it comes from the site)."""
+    files.mkdir(parents=True, exist_ok=True)
+    for path in sorted(DOCS_NOTEBOOKS.glob("*.ipynb")):
+        notebook = json.loads(path.read_text())
+        notebook["cells"].insert(0, {"cell_type": "code", "execution_count": None,
+                                     "metadata": {}, "outputs": [],
+                                     "source": ["%pip install webtensor"]})
+        (files / path.name).write_text(json.dumps(notebook, indent=1))
+
+
 def stage_lite(site: Path, wheel: Path) -> Path:
     """``site/lite``: a JupyterLite deployment that needs nothing from outside the site."""
     check_lite_tools()
@@ -222,6 +237,7 @@ def stage_lite(site: Path, wheel: Path) -> Path:
     if LITE_STAGE.exists():
         shutil.rmtree(LITE_STAGE)
     shutil.copytree(LITE_SRC, LITE_STAGE, ignore=shutil.ignore_patterns("requirements.txt"))
+    stage_docs_notebooks(LITE_STAGE / "files")
     # static/pyodide/ is where `jupyter lite build` looks for a local Pyodide; it then points
     # the kernel's pyodideUrl at it instead of the CDN default.
     pyodide = LITE_STAGE / "static" / "pyodide"

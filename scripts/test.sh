@@ -195,7 +195,7 @@ stage "playground tests (Chromium; screenshots in build/artifacts/playground)"
 check node tests/playground/run.mjs --site build/site
 
 # ---- 10. JupyterLite, offline -------------------------------------------------------------
-stage "JupyterLite tests (Chromium, network blocked: REPL + webtensor-tour.ipynb)"
+stage "JupyterLite tests (Chromium, network blocked: REPL, webtensor-tour.ipynb, learn_spiral.ipynb)"
 check node tests/lite/run.mjs --site build/site
 
 # ---- summary ---------------------------------------------------------------------------

@@ -210,10 +210,37 @@ async function notebook({ page, origin, timings }) {
   `heatmap alt texts: ${images.map((i) => i.alt)}`);
 }
 
-// name -> [test, viewport]: the notebook's is tall, so that its screenshot shows every cell.
+// docs/notebooks/learn_spiral.ipynb (staged with a %pip cell by build_wasm.py): the training
+// with wt.value_and_grad under wt.jit runs in Pyodide on WebGPU and reaches its accuracy.
+async function spiral({ page, origin, timings }) {
+  const t0 = performance.now();
+  await page.goto(`${origin}/lite/notebooks/index.html?path=learn_spiral.ipynb`);
+  const scope = ".jp-Notebook";
+  await page.waitForSelector(`${scope} .jp-Cell`, { timeout: KERNEL_TIMEOUT_MS });
+  const nCode = await page.$$eval(`${scope} .jp-CodeCell`, (cells) => cells.length);
+  await page.getByRole("menuitem", { name: "Run", exact: true }).click();
+  await page.getByRole("menuitem", { name: /^Run All Cells/ }).click();
+  await page.waitForFunction(({ scope, nCode }) => {
+    const prompts = [...document.querySelectorAll(`${scope} .jp-CodeCell .jp-InputPrompt`)];
+    return prompts.length === nCode && prompts.every((p) => /\[\d+\]/.test(p.innerText));
+  }, { scope, nCode }, { timeout: KERNEL_TIMEOUT_MS + 4 * CELL_TIMEOUT_MS });
+  timings.spiral = (performance.now() - t0) / 1000;
+  await page.screenshot({ path: path.join(artifacts, "spiral.png"), fullPage: true });
+  const text = (await cellOutputs(page, scope)).join("\n---\n");
+  check(!/Traceback|Error:/.test(text), `an error in the notebook:\n${text}`);
+  check(/device: webgpu/.test(text), `not on webgpu:\n${text}`);
+  const accuracy = /training accuracy ([\d.]+)%/.exec(text);
+  check(accuracy && Number(accuracy[1]) >= 95, `training accuracy: ${accuracy?.[1]}\n${text}`);
+  timings.accuracy = Number(accuracy[1]);
+  const images = await page.$$eval(`${scope} .jp-OutputArea img`, (imgs) => imgs.length);
+  check(images === 2, `expected the loss curve and the regions picture, got ${images} images`);
+}
+
+// name -> [test, viewport]: the notebooks' are tall, so that their screenshots show every cell.
 const TESTS = {
   repl: [repl, { width: 1280, height: 900 }],
   notebook: [notebook, { width: 1280, height: 2400 }],
+  spiral: [spiral, { width: 1280, height: 3000 }],
 };
 
 // ---- main ------------------------------------------------------------------------------------

@@ -120,6 +120,9 @@ def main() -> None:
         overhead_table += overhead_rows(name, dev)
         if name != "python":  # a 784x256 matmul in pure Python takes minutes
             grad_table += grad_rows(name, dev)
+        if name == "cpu":
+            with wt.set_precision("fast"):
+                grad_table += grad_rows("cpu (fast)", dev)
     print_table("8-op chain exp(sqrt(abs(sin(1.5x+0.5)^2-0.25))), float32: eager vs wt.jit",
                 ["device", "elements", "eager ms", "jit ms", "speedup"], chain_table)
     print_table("per-call cost, 16 elements, x = x + 1.0 repeated: eager vs a cached jit",

@@ -20,8 +20,7 @@ import random
 import pytest
 
 import webtensor as wt
-from _oracle import DEVICES as _CPU_DEVICES
-from _oracle import HAS_NUMPY
+from _oracle import BACKENDS, HAS_NUMPY
 from webtensor.tf import errors
 
 tf = wt.tf
@@ -31,27 +30,7 @@ if HAS_NUMPY:
 needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="the NumPy reference needs NumPy")
 
 
-def _device_params():
-    params = [pytest.param(dev, id=name) for name, dev in _CPU_DEVICES.items()
-              if dev.name == "cpu"]
-    try:
-        from webtensor.backends.webgpu import probe
-
-        found = probe()
-        reason = found.reason
-    except ImportError as e:  # pragma: no cover - without the webgpu package
-        found, reason = None, str(e)
-    if found is not None and found.available:
-        from webtensor import device as _device
-
-        params.append(pytest.param(_device.as_device("webgpu"), id="webgpu"))
-    else:
-        params.append(pytest.param(None, id="webgpu", marks=pytest.mark.skip(
-            reason=f"webgpu device unavailable: {reason}")))
-    return params
-
-
-DEVICES = _device_params()
+DEVICES = BACKENDS  # numpy-cpu, python-cpu and webgpu (tests/_oracle.py)
 
 
 def T(values, device, dtype=None):

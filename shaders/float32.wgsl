@@ -861,6 +861,12 @@ fn erf_f32(x: f32) -> f32 {
     if (is_nan_f32(x)) {
         return x;
     }
+    if ((bitcast<u32>(x) & 0x7fffffffu) < 0x21800000u) {
+        // |x| < 2^-60: erf(x) = (2 / sqrt(pi)) x.  Scaled up by 2^100 on bits first, so no
+        // subnormal operand or intermediate meets an adapter that flushes them (2^-126 too:
+        // x (2 / sqrt(pi) - 1), the small path's correction, would be subnormal).
+        return copysign_f32(abs_scaled_up_f32(x) * 0x1.20dd76p0f * 0x1p-100f, x);
+    }
     let ax = abs_f32(x);
     if (ax <= 0.5) {
         return erf_small_f32(x);

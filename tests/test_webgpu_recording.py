@@ -57,7 +57,8 @@ def test_capabilities_match_dispatch_for_elementwise_ops(rec, op):
         if not _applicable(op, dt):
             continue
         args = [_tensor(dev, dt) for _ in range(op.arity)]
-        out_dt = {"bool": _d.bool, "real": dt.real_dtype}.get(op.result, dt)
+        out_dt = {"bool": _d.bool, "real": dt.real_dtype,
+                  "complex": getattr(dt, "complex_dtype", None)}.get(op.result, dt)
         if op.result == "float" and dt.kind in "biu":
             continue
         out = wt.empty((3, 4), dtype=out_dt, device=dev)

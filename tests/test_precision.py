@@ -78,3 +78,28 @@ def test_jit_retraces_when_the_precision_changes(dev):
     assert f.trace_count == 2
     f(x)
     assert f.trace_count == 2
+
+
+WEBGPU = [p for p in BACKENDS if p.id == "webgpu"]
+
+
+@pytest.mark.skipif(not WEBGPU, reason="needs the webgpu device (an adapter)")
+@pytest.mark.parametrize("name", ["sin", "cos", "tan", "exp", "log", "log2", "log10", "sqrt",
+                                  "tanh", "sinh", "cosh", "atan", "atan2", "asin", "acos"])
+def test_webgpu_fast_transcendentals_are_close_and_leave_exact_mode_alone(name):
+    np = pytest.importorskip("numpy")
+    gpu = WEBGPU[0].values[0]
+    lo, hi = {"log": (0.01, 100), "log2": (0.01, 100), "log10": (0.01, 100), "sqrt": (0, 100),
+              "asin": (-1, 1), "acos": (-1, 1), "atanh": (-0.9, 0.9)}.get(name, (-3, 3))
+    x = _data(gpu, wt.float32, (4096,), 11) * ((hi - lo) / 2) + ((hi + lo) / 2)
+    args = (x, _data(gpu, wt.float32, (4096,), 12)) if name == "atan2" else (x,)
+    fn = getattr(wt, name)
+    exact = fn(*args).tobytes()
+    with wt.set_precision("fast"):
+        fast = fn(*args)
+    assert fn(*args).tobytes() == exact  # the exact kernels again: no plan mixes the modes
+    want = getattr(np, {"asin": "arcsin", "acos": "arccos", "atan": "arctan",
+                        "atan2": "arctan2"}.get(name, name))(*(a.numpy().astype(np.float64)
+                                                             for a in args))
+    err = np.abs(fast.numpy() - want) / np.maximum(np.abs(want), 1.0)
+    assert float(err.max()) < 2e-5, f"{name}: fast built-in off by {float(err.max()):.2e}"

@@ -24,6 +24,9 @@ const WORKLOADS = [
   ...MATMUL_SIZES.map((n) => ({ name: `matmul ${n}`, kind: "matmul", n, flop: 2 * n ** 3 })),
   { name: "8-op chain 1M eager", kind: "chain", n: CHAIN_SIZE, bytes: 2 * 4 * CHAIN_SIZE },
   { name: "8-op chain 1M jit", kind: "chain_jit", n: CHAIN_SIZE, bytes: 2 * 4 * CHAIN_SIZE },
+  // webtensor with wt.set_precision("fast"): WGSL's built-in sin/exp/sqrt, as the peers use
+  { name: "8-op chain 1M jit, fast", kind: "chain_jit_fast", n: CHAIN_SIZE,
+    bytes: 2 * 4 * CHAIN_SIZE },
   { name: "sum 16M", kind: "sum", n: SUM_SIZE, bytes: 4 * SUM_SIZE },
   { name: "MLP train step jit", kind: "mlp", n: MLP.batch, flop: MLP_FLOP },
 ];
@@ -62,7 +65,7 @@ const libraries = {
     await tf.setBackend("webgpu");
     await tf.ready();
     return async (w) => {
-      if (w.kind === "chain_jit" || w.kind === "mlp") return null;  // TF.js has no jit
+      if (["chain_jit", "chain_jit_fast", "mlp"].includes(w.kind)) return null;  // no jit
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const a = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 1), shape);
       const b = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 2), shape);
@@ -138,6 +141,7 @@ const libraries = {
         matmul: () => np.matmul(a.ref, b.ref),
         chain: () => chainEager(a.ref),
         chain_jit: () => chain(a.ref),
+        chain_jit_fast: () => chain(a.ref),  // (jax-js has only its built-in transcendentals)
         sum: () => np.sum(a.ref),
       }[w.kind];
       const finish = async (r) => {
@@ -220,6 +224,9 @@ async def wt_bench(kind, n):
             return _chain(a)
         if kind == "chain_jit":
             return _chain_jit(a)
+        if kind == "chain_jit_fast":
+            with wt.set_precision("fast"):
+                return _chain_jit(a)
         return wt.sum(a)
     return await _time(step)
 

@@ -7,7 +7,9 @@ pure-Python backends give identical bits, and the webgpu device stays within the
 bounds of them (docs/numerics.md).  ``fast``: the NumPy backend uses NumPy's own pairwise sums
 and BLAS matrix products in the tensors' dtype, as NumPy does: much faster for small and large
 arrays, accurate to NumPy's error bounds, but the bits may differ between backends and from
-run to run of a different BLAS.  Other backends compute as in ``exact``.
+run to run of a different BLAS; the webgpu device evaluates float32 transcendentals with WGSL's
+built-ins (hardware on GPUs; accuracy and special values the adapter's).  The pure-Python
+backend computes as in ``exact``.
 
     wt.set_precision("fast")            # everywhere, from now on
     with wt.set_precision("fast"):      # only this block (this thread or task)

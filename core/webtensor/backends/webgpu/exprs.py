@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from ... import ops as _ops
+from ... import precision as _precision
 
 # The type each storage computes in.
 COMPUTE = {"f32": "f32", "f16": "f32", "bf16": "f32", "i32": "i32", "i16": "i32", "i8": "i32",
@@ -224,14 +225,34 @@ def _lookup(table: dict[str, dict[str, str]], op: str, storage: str | None) -> s
     return row.get(storage) or row.get(COMPUTE[storage])
 
 
+# wt.set_precision("fast"): float32 (and float16/bfloat16, computed in float32) transcendentals
+# as WGSL's built-ins, which GPUs evaluate in hardware.  WGSL leaves their accuracy (a few ULP on
+# GPUs, coarser on software adapters) and their special values to the implementation; exact
+# mode keeps our own functions (their ULP bounds, subnormals and special values everywhere).
+FAST_F32 = {
+    # (not asin/acos and the inverse hyperbolics: WGSL derives them by formulas that lose
+    # digits near +-1, 3e-4 measured on lavapipe)
+    **{op: f"{op}(a)" for op in ("sin", "cos", "tan", "exp", "log", "log2", "sinh", "cosh",
+                                 "tanh", "atan", "sqrt")},
+    "log10": "log2(a) * 0.30102999566398120",
+    "atan2": "atan2(a, b)",
+}
+
+
+def _fast(op: str, storage: str | None) -> str | None:
+    if storage is not None and COMPUTE.get(storage) == "f32" and _precision.fast():
+        return FAST_F32.get(op)
+    return None
+
+
 def unary(op: str, storage: str | None) -> str | None:
     """The WGSL expression of unary ``op`` on ``storage`` values, or None (CPU)."""
-    return _lookup(UNARY, op, storage)
+    return _fast(op, storage) or _lookup(UNARY, op, storage)
 
 
 def binary(op: str, storage: str | None) -> str | None:
     """The WGSL expression of binary ``op`` on two ``storage`` values, or None (CPU)."""
-    return _lookup(BINARY, op, storage)
+    return _fast(op, storage) or _lookup(BINARY, op, storage)
 
 
 def _compose(outer: str, inner: str) -> str:

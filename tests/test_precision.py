@@ -56,15 +56,32 @@ def test_fast_mode_is_numpys_own_arithmetic(dt):
     assert np.array_equal(got_mm, want_mm)
 
 
-@pytest.mark.parametrize("other", [p for p in BACKENDS if p.id != "numpy"])
 @pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
-def test_other_backends_compute_as_in_exact_mode(other, dt):
-    dev = other  # (the NumPy backend has the fast path, tested above)
+def test_the_python_backend_computes_as_in_exact_mode(dt):
+    dev = DEVICES["python"]
     x, a, b = _data(dev, dt, (3, 300), 4), _data(dev, dt, (20, 30), 5), _data(dev, dt, (30, 10), 6)
     exact = (wt.sum(x, axis=1).tobytes(), (a @ b).tobytes())
     with wt.set_precision("fast"):
         fast = (wt.sum(x, axis=1).tobytes(), (a @ b).tobytes())
     assert fast == exact
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
+def test_fast_sums_are_within_the_float32_bound_on_every_device(dev, dt):
+    """|sum - exact| <= n u sum|x| (u of float32, the accumulator of the narrow floats too;
+    float64 accumulates in float64), plus the final rounding to the dtype."""
+    from fractions import Fraction
+
+    x = _data(dev, dt, (2, 5000), 8)
+    with wt.set_precision("fast"):
+        got = wt.sum(x, axis=1).astype(wt.float64).tolist()
+    u = 2.0 ** -53 if dt is wt.float64 else 2.0 ** -24
+    out_u = {wt.float16: 2.0 ** -11, wt.bfloat16: 2.0 ** -8}.get(dt, u)
+    for row, g in zip(x.astype(wt.float64).tolist(), got):
+        exact = sum(Fraction(v) for v in row)
+        bound = len(row) * Fraction(u) * sum(abs(Fraction(v)) for v in row) + \
+            Fraction(out_u) * abs(exact)
+        assert abs(Fraction(g) - exact) <= bound, (dt, g, float(exact))
 
 
 def test_jit_retraces_when_the_precision_changes(dev):

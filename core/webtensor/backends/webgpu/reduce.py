@@ -38,6 +38,7 @@ from functools import lru_cache
 
 from ... import dtypes as _d
 from ... import ops as _ops
+from ... import precision as _precision
 from ... import shape as _s
 from ...tensor import Tensor
 from . import kernels
@@ -83,6 +84,11 @@ _FAMILIES: dict[str, tuple[str, str, str, str]] = {
              "fsum_merge(a, b)", "vec2<u32>(fsum_out(a), 0u)"),
     "fprod": ("vec4<u32>(0x3f000000u, 0u, 1u, 0u)", "fprod_lift(x)", "fprod_merge(a, b)",
               "vec2<u32>(fprod_out(a), 0u)"),
+    # wt.set_precision("fast"): plain float32 additions in the reduction's tree (pairwise
+    # within a workgroup), within k * eps * sum |x| like any float32 sum, not the CPU's bits
+    "fsum_fast": ("vec4<u32>(0x80000000u, 0u, 0u, 0u)", "vec4<u32>(bitcast<u32>(x), 0u, 0u, 0u)",
+                  "vec4<u32>(bitcast<u32>(bitcast<f32>(a.x) + bitcast<f32>(b.x)), 0u, 0u, 0u)",
+                  "vec2<u32>(a.x, 0u)"),
     # float16/bfloat16: the float32 accumulators (the values widen exactly), rounded once to
     # the 16-bit format at the end (reduce_half.wgsl)
     "hsum": ("vec4<u32>(0x80000000u, 0u, 0u, 0u)", "vec4<u32>(bitcast<u32>(x), 0u, 0u, 0u)",
@@ -156,7 +162,7 @@ def family(op: str, t: str) -> str:
     if t == "c64":
         return "c" + op
     if t == "f32":
-        return "f" + op
+        return "fsum_fast" if op == "sum" and _precision.fast() else "f" + op
     if t in _HALF:
         return "h" + op
     return {"sum": "add", "prod": "mul"}[op] + wide

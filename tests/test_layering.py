@@ -69,58 +69,61 @@ def _exists(module: str) -> bool:
     return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
+# (module, path, syntax tree) of every module, parsed once
+SOURCES = [(_module_name(path), path, ast.parse(path.read_text(encoding="utf-8")))
+           for path in sorted(ROOT.rglob("*.py"))]
+
+
+def _from_imports(module, path, tree):
+    """(node, alias, absolute target, imported module or None) for each ``from ... import``
+    of webtensor (the module when the name is a submodule: ``from . import shape``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = _resolve(module, path.name == "__init__.py", node)
+            if target is None:
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}" if target else alias.name
+                yield node, alias, target, sub if _exists(sub) else None
+
+
 def imports():
     """(importer, imported module, imported name or None, line) for every import."""
-    for path in sorted(ROOT.rglob("*.py")):
-        module = _module_name(path)
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for module, path, tree in SOURCES:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name == "webtensor" or alias.name.startswith("webtensor."):
                         yield module, alias.name[len("webtensor."):] \
                             if alias.name != "webtensor" else "", None, node.lineno
-            elif isinstance(node, ast.ImportFrom):
-                target = _resolve(module, path.name == "__init__.py", node)
-                if target is None:
-                    continue
-                for alias in node.names:
-                    sub = f"{target}.{alias.name}" if target else alias.name
-                    if _exists(sub):  # "from . import shape": the module itself
-                        yield module, sub, None, node.lineno
-                    else:
-                        yield module, target, alias.name, node.lineno
+        for node, alias, target, sub in _from_imports(module, path, tree):
+            if sub is not None:
+                yield module, sub, None, node.lineno
+            else:
+                yield module, target, alias.name, node.lineno
 
 
 IMPORTS = list(imports())
 
 
-def private_attribute_uses():
-    """(importer, module, attribute, line) for ``alias._name`` where ``alias`` is an imported
-    webtensor module (``from ..api import linalg as _la`` then ``_la._helper``)."""
-    for path in sorted(ROOT.rglob("*.py")):
-        module = _module_name(path)
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        aliases = {}
+def private_uses():
+    """(importer, module, private name, line): names taken with ``from m import _name`` and
+    attributes of imported modules (``from ..api import linalg as _la`` then ``_la._helper``)."""
+    for importer, target, name, line in IMPORTS:
+        if name is not None:
+            yield importer, target, name, line
+    for module, path, tree in SOURCES:
+        aliases = {alias.asname or alias.name: sub
+                   for _node, alias, _target, sub in _from_imports(module, path, tree) if sub}
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                target = _resolve(module, path.name == "__init__.py", node)
-                if target is None:
-                    continue
-                for alias in node.names:
-                    sub = f"{target}.{alias.name}" if target else alias.name
-                    if _exists(sub):
-                        aliases[alias.asname or alias.name] = sub
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and node.value.id in aliases and node.attr.startswith("_")
-                    and not node.attr.startswith("__")):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id in aliases:
                 yield module, aliases[node.value.id], node.attr, node.lineno
 
 
 def test_every_module_is_in_a_layer():
-    for path in ROOT.rglob("*.py"):
-        layer_of(_module_name(path))
+    for module, _path, _tree in SOURCES:
+        layer_of(module)
 
 
 def test_imports_go_downward_only():
@@ -141,23 +144,15 @@ def _package(module: str) -> str:
 
 def test_no_private_helper_crosses_a_package_or_an_api_chapter():
     found = []
-    for importer, target, name, line in IMPORTS:
-        if name is None or not name.startswith("_") or name.startswith("__"):
+    for importer, target, name, line in private_uses():
+        if not name.startswith("_") or name.startswith("__") or importer == target:
             continue
         if target.startswith(importer + "."):
             continue  # a package's __init__ gathering its own modules
         chapter_to_chapter = (importer.startswith("api.") and target.startswith("api.")
-                              and not target.split(".")[1].startswith("_")
-                              and importer != target)
-        if chapter_to_chapter or _package(importer) != _package(target):
-            found.append(f"{importer}:{line} takes {name} from {target}")
-    for importer, target, name, line in private_attribute_uses():
-        if target.startswith(importer + "."):
-            continue
-        chapter_to_chapter = (importer.startswith("api.") and target.startswith("api.")
                               and not target.split(".")[1].startswith("_"))
         if chapter_to_chapter or _package(importer) != _package(target):
-            found.append(f"{importer}:{line} uses {target}.{name}")
+            found.append(f"{importer}:{line} takes {name} from {target}")
     assert not found, "private helpers used outside their package:\n" + "\n".join(found)
 
 

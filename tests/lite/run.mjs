@@ -170,24 +170,31 @@ async function repl({ page, origin, timings }) {
   await page.screenshot({ path: path.join(artifacts, "repl.png") });
 }
 
-async function notebook({ page, origin, timings }) {
+// Opens lite/notebooks/?path=<file>, runs Run > Run All Cells (the kernel starts on its own;
+// cells queue until it is ready), waits for every code cell to finish and checks no cell
+// failed; `timings[name]` gets the seconds, artifacts/<name>.png the page.
+async function runAllCells(page, origin, file, name, timings) {
   const t0 = performance.now();
-  await page.goto(`${origin}/lite/notebooks/index.html?path=webtensor-tour.ipynb`);
+  await page.goto(`${origin}/lite/notebooks/index.html?path=${file}`);
   const scope = ".jp-Notebook";
   await page.waitForSelector(`${scope} .jp-Cell`, { timeout: KERNEL_TIMEOUT_MS });
   const nCode = await page.$$eval(`${scope} .jp-CodeCell`, (cells) => cells.length);
-  // Run > Run All Cells (the kernel starts on its own; cells queue until it is ready).
   await page.getByRole("menuitem", { name: "Run", exact: true }).click();
   await page.getByRole("menuitem", { name: /^Run All Cells/ }).click();
   await page.waitForFunction(({ scope, nCode }) => {
     const prompts = [...document.querySelectorAll(`${scope} .jp-CodeCell .jp-InputPrompt`)];
     return prompts.length === nCode && prompts.every((p) => /\[\d+\]/.test(p.innerText));
   }, { scope, nCode }, { timeout: KERNEL_TIMEOUT_MS + 4 * CELL_TIMEOUT_MS });
-  timings.notebook = (performance.now() - t0) / 1000;
-  await page.screenshot({ path: path.join(artifacts, "notebook.png"), fullPage: true });
-  const outputs = await cellOutputs(page, `${scope}`);
-  const text = outputs.join("\n---\n");
+  timings[name] = (performance.now() - t0) / 1000;
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  const text = (await cellOutputs(page, scope)).join("\n---\n");
   check(!/Traceback|Error:/.test(text), `an error in the notebook:\n${text}`);
+  return { scope, text };
+}
+
+async function notebook({ page, origin, timings }) {
+  const { scope, text } = await runAllCells(page, origin, "webtensor-tour.ipynb", "notebook",
+    timings);
   const expectLine = (pattern, what) => check(pattern.test(text), `${what}: not in\n${text}`);
   expectLine(/computes on webgpu/, "the default device");
   expectLine(/int8 \+ 1\s+-> int8/, "weak int promotion");
@@ -213,21 +220,7 @@ async function notebook({ page, origin, timings }) {
 // docs/notebooks/learn_spiral.ipynb (staged with a %pip cell by build_wasm.py): the training
 // with wt.value_and_grad under wt.jit runs in Pyodide on WebGPU and reaches its accuracy.
 async function spiral({ page, origin, timings }) {
-  const t0 = performance.now();
-  await page.goto(`${origin}/lite/notebooks/index.html?path=learn_spiral.ipynb`);
-  const scope = ".jp-Notebook";
-  await page.waitForSelector(`${scope} .jp-Cell`, { timeout: KERNEL_TIMEOUT_MS });
-  const nCode = await page.$$eval(`${scope} .jp-CodeCell`, (cells) => cells.length);
-  await page.getByRole("menuitem", { name: "Run", exact: true }).click();
-  await page.getByRole("menuitem", { name: /^Run All Cells/ }).click();
-  await page.waitForFunction(({ scope, nCode }) => {
-    const prompts = [...document.querySelectorAll(`${scope} .jp-CodeCell .jp-InputPrompt`)];
-    return prompts.length === nCode && prompts.every((p) => /\[\d+\]/.test(p.innerText));
-  }, { scope, nCode }, { timeout: KERNEL_TIMEOUT_MS + 4 * CELL_TIMEOUT_MS });
-  timings.spiral = (performance.now() - t0) / 1000;
-  await page.screenshot({ path: path.join(artifacts, "spiral.png"), fullPage: true });
-  const text = (await cellOutputs(page, scope)).join("\n---\n");
-  check(!/Traceback|Error:/.test(text), `an error in the notebook:\n${text}`);
+  const { scope, text } = await runAllCells(page, origin, "learn_spiral.ipynb", "spiral", timings);
   check(/device: webgpu/.test(text), `not on webgpu:\n${text}`);
   const accuracy = /training accuracy ([\d.]+)%/.exec(text);
   check(accuracy && Number(accuracy[1]) >= 95, `training accuracy: ${accuracy?.[1]}\n${text}`);

@@ -438,13 +438,18 @@ def _ccosh_overflow(z):
     return complex(_mul0(ch, math.cos(z.imag)), _mul0(sh, math.sin(z.imag)))
 
 
+def _csin_overflow(z):
+    w = _csinh_overflow(complex(-z.imag, z.real))  # sin z = -i sinh(iz)
+    return complex(w.imag, -w.real)
+
+
+def _ccos_overflow(z):
+    return _ccosh_overflow(complex(-z.imag, z.real))  # cos z = cosh(iz)
+
+
 # finite inputs whose result overflows (cmath raises OverflowError): the formulas with inf
-_OVERFLOWS = {
-    "exp": _cexp_special, "sinh": _csinh_overflow, "cosh": _ccosh_overflow,
-    "sin": lambda z: (lambda w: complex(w.imag, -w.real))(_csinh_overflow(complex(-z.imag,
-                                                                                    z.real))),
-    "cos": lambda z: _ccosh_overflow(complex(-z.imag, z.real)),
-}
+_OVERFLOWS = {"exp": _cexp_special, "sinh": _csinh_overflow, "cosh": _ccosh_overflow,
+              "sin": _csin_overflow, "cos": _ccos_overflow}
 
 
 def _clog_special(z):
@@ -890,6 +895,22 @@ def _bitwise(fn_name):
     return op
 
 
+def _bool_max(a, b, dt):
+    return [x or y for x, y in zip(a, b)]
+
+
+def _bool_min(a, b, dt):
+    return [x and y for x, y in zip(a, b)]
+
+
+def _int_max(a, b, dt):
+    return [x if x >= y else y for x, y in zip(a, b)]
+
+
+def _int_min(a, b, dt):
+    return [x if x <= y else y for x, y in zip(a, b)]
+
+
 BINARY = {
     "add": _by_kind(b=lambda a, b, dt: [x or y for x, y in zip(a, b)],
                     i=lambda a, b, dt: [x + y for x, y in zip(a, b)],
@@ -908,18 +929,11 @@ BINARY = {
     "remainder": _by_kind(i=lambda a, b, dt: [x % y if y else 0 for x, y in zip(a, b)],
                           f=_fremainder),
     "pow": _pow,
-    "maximum": _by_kind(b=lambda a, b, dt: [x or y for x, y in zip(a, b)],
-                        i=lambda a, b, dt: [x if x >= y else y for x, y in zip(a, b)],
-                        f=_fmax),
-    "minimum": _by_kind(b=lambda a, b, dt: [x and y for x, y in zip(a, b)],
-                        i=lambda a, b, dt: [x if x <= y else y for x, y in zip(a, b)],
-                        f=_fmin),
-    "fmax": _by_kind(b=lambda a, b, dt: [x or y for x, y in zip(a, b)],
-                     i=lambda a, b, dt: [x if x >= y else y for x, y in zip(a, b)],
-                     f=_fmax_num),
-    "fmin": _by_kind(b=lambda a, b, dt: [x and y for x, y in zip(a, b)],
-                     i=lambda a, b, dt: [x if x <= y else y for x, y in zip(a, b)],
-                     f=_fmin_num),
+    # maximum/fmax and minimum/fmin differ only for floats (how a NaN operand counts)
+    "maximum": _by_kind(b=_bool_max, i=_int_max, f=_fmax),
+    "minimum": _by_kind(b=_bool_min, i=_int_min, f=_fmin),
+    "fmax": _by_kind(b=_bool_max, i=_int_max, f=_fmax_num),
+    "fmin": _by_kind(b=_bool_min, i=_int_min, f=_fmin_num),
     # the exact result (the store wraps it, as NumPy's gcd(INT_MIN, 0) == INT_MIN)
     "gcd": _by_kind(i=lambda a, b, dt: [math.gcd(x, y) for x, y in zip(a, b)]),
     "lcm": _by_kind(i=lambda a, b, dt: [math.lcm(x, y) for x, y in zip(a, b)]),

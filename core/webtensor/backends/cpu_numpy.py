@@ -330,10 +330,6 @@ def _expm1(x):
     return out
 
 
-def _real_form(fn, dtype):
-    return _REAL_UFUNC.get(fn, fn) if np.dtype(dtype).kind != "c" else fn
-
-
 # ufuncs whose result is bool whatever the inputs (comparisons, predicates)
 _PREDICATES = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater,
                          np.greater_equal, np.isnan, np.isinf, np.isfinite, np.signbit,
@@ -348,22 +344,22 @@ def _divide(a, b):
     return _cdiv(a, b) if a.dtype.kind == "c" else np.divide(a, b)
 
 
-def _maximum(a, b):
-    """NumPy's maximum (the first NaN operand wins) with IEEE 754-2019's -0.0 < +0.0 (NumPy's
-    choice between zeros depends on its SIMD path)."""
-    r = np.maximum(a, b)
-    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
-        both = (a == 0) & (b == 0)
-        r = np.where(both, a + b, r)
-    return r
+def _zeros_ordered(ufunc, larger: bool):
+    """``ufunc`` (maximum, minimum, fmax, fmin) with IEEE 754-2019's -0.0 < +0.0 where both
+    operands are zeros (NumPy's choice between zeros depends on its SIMD path): a + b is the
+    larger zero, -(-a - b) the smaller."""
+    def op(a, b):
+        r = ufunc(a, b)
+        if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
+            both = (a == 0) & (b == 0)
+            r = np.where(both, a + b if larger else -(-a - b), r)
+        return r
+    return op
 
 
-def _minimum(a, b):
-    r = np.minimum(a, b)
-    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
-        both = (a == 0) & (b == 0)
-        r = np.where(both, -(-a - b), r)
-    return r
+# maximum/minimum: the first NaN operand wins (NumPy's); fmax/fmin: a NaN gives way
+_maximum, _minimum = _zeros_ordered(np.maximum, True), _zeros_ordered(np.minimum, False)
+_fmax, _fmin = _zeros_ordered(np.fmax, True), _zeros_ordered(np.fmin, False)
 
 
 def _floor_divide(a, b):
@@ -374,23 +370,6 @@ def _floor_divide(a, b):
         special = (np.isinf(a) != np.isinf(b)) & ~np.isnan(a) & ~np.isnan(b) & (a != 0) & (b != 0)
         if special.any():
             r = np.where(special, np.divide(a, b), r)
-    return r
-
-
-def _fmax(a, b):
-    """np.fmax (a NaN operand gives way to the other) with -0.0 < +0.0, as ``_maximum``."""
-    r = np.fmax(a, b)
-    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
-        both = (a == 0) & (b == 0)
-        r = np.where(both, a + b, r)
-    return r
-
-
-def _fmin(a, b):
-    r = np.fmin(a, b)
-    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
-        both = (a == 0) & (b == 0)
-        r = np.where(both, -(-a - b), r)
     return r
 
 
@@ -838,8 +817,8 @@ class NumpyBackend(Backend):
             a = a.astype(_WIDEN[a.dtype])
         if op == "bitwise_invert" and x.dtype is _d.bool:
             result = ~a
-        elif self._into(fn, out, a.dtype):
-            _quietly(_real_form(fn, a.dtype), a, out._data.reshape(out.shape))  # into out
+        elif (ufunc := self._into(fn, out, a.dtype)) is not None:
+            _quietly(ufunc, a, out._data.reshape(out.shape))  # straight into the output
             return
         else:
             result = _quietly(fn, a)
@@ -856,24 +835,25 @@ class NumpyBackend(Backend):
             fn = _BOOL_BINARY[op]
         if op in _TRANSCENDENTAL and x.dtype in _WIDEN:
             x, y = x.astype(_WIDEN[x.dtype]), y.astype(_WIDEN[y.dtype])
-        elif x.dtype == y.dtype and self._into(fn, out, x.dtype):
-            _quietly(_real_form(fn, x.dtype), x, y, out._data.reshape(out.shape))  # into out
+        elif x.dtype == y.dtype and (ufunc := self._into(fn, out, x.dtype)) is not None:
+            _quietly(ufunc, x, y, out._data.reshape(out.shape))  # straight into the output
             return
         self.store(out, _quietly(fn, x, y))
 
     @staticmethod
-    def _into(fn, out, dtype) -> bool:
-        """``fn`` is a NumPy ufunc whose result in ``dtype`` is exactly what ``store`` would
-        write into ``out``: computing into ``out`` saves a temporary and a copy."""
+    def _into(fn, out, dtype):
+        """The NumPy ufunc that computes ``fn`` on ``dtype`` values into ``out`` exactly as
+        ``store`` would write its result (saving a temporary and a copy), or None."""
         if np.dtype(dtype).kind != "c":  # the real forms of the complex-aware wrappers
             fn = _REAL_UFUNC.get(fn, fn)
         if not isinstance(fn, np.ufunc) or out.dtype is _d.bfloat16:
-            return False
+            return None
         dst = out._data.dtype
         if dst == dtype:
-            return fn.nout == 1 and fn.resolve_dtypes((dtype, dtype, None)[:fn.nin + 1])[-1] \
-                == dst
-        return dst == np.bool_ and fn in _PREDICATES
+            same = fn.nout == 1 and \
+                fn.resolve_dtypes((dtype, dtype, None)[:fn.nin + 1])[-1] == dst
+            return fn if same else None
+        return fn if dst == np.bool_ and fn in _PREDICATES else None
 
     def _operand(self, t) -> np.ndarray:
         """Elementwise input values; a scalar stretched to the output shape (all strides 0)

@@ -95,10 +95,6 @@ class WebGPUBackend(Backend):
         self._pipelines: dict = {}  # Kernel -> driver pipeline
 
     # -- memory ----------------------------------------------------------------------------------
-    @property
-    def POOL_BYTES(self) -> int:  # noqa: N802 - the allocator's constant, read by tests
-        return self.memory.POOL_BYTES
-
     def allocate(self, nbytes: int) -> GPUBuffer:
         return self.memory.allocate(nbytes)
 

@@ -169,9 +169,8 @@ def plan(group: Group) -> FusedPlan:
     view_name: dict[tuple, str] = {}
     for j, (view, st) in enumerate(zip(operand_views, in_strides)):
         storage = storage_of(view.dtype)
-        index = kernels.index_fn(kernels.index_mode(cshape, st))
-        load = STORAGE[storage].load.format(buf=f"in{binding_of[view.value.id]}",
-                                            idx=f"{index}(i, {j}u)")
+        index = kernels.index_expr(kernels.index_mode(cshape, st), j, len(cshape))
+        load = STORAGE[storage].load.format(buf=f"in{binding_of[view.value.id]}", idx=index)
         name = f"x{j}"
         lines.append(f"let {name} = {load};")
         view_name[_vkey(view)] = name
@@ -213,14 +212,18 @@ def plan(group: Group) -> FusedPlan:
                           f"{s.bits}u));")
             flushes.append(f"if ((j + 1u) % {s.per_word}u == 0u) {{ {buf}[(t * {step}u + j) / "
                            f"{s.per_word}u] = w{o}; w{o} = 0u; }}")
-    body = [*words_init,
-            f"for (var j = 0u; j < {step}u; j = j + 1u) {{",
-            f"    let i = t * {step}u + j;",
-            "    if (i < prm(1u)) {",
-            *("        " + line for line in lines + stores),
-            "    }",
-            *("    " + line for line in flushes),
-            "}"]
+    if step == 1:  # one element per thread: straight-line code (a loop of one trip halves
+        # SwiftShader's speed)
+        body = ["let i = t;", *lines, *stores]
+    else:
+        body = [*words_init,
+                f"for (var j = 0u; j < {step}u; j = j + 1u) {{",
+                f"    let i = t * {step}u + j;",
+                "    if (i < prm(1u)) {",
+                *("        " + line for line in lines + stores),
+                "    }",
+                *("    " + line for line in flushes),
+                "}"]
     kernel = _kernel("\n".join(fns.values()), "\n".join("    " + b for b in body), n_in,
                      len(outputs), slots)
     return FusedPlan(kernel, params.pack(kernel), kernels.map_groups(threads), binding_values,

@@ -256,7 +256,7 @@ def _map_plan(expr: str, out, inputs, storages, out_storage: str) -> tuple:
     modes = tuple((s, kernels.index_mode(shape, st)) for s, st in zip(storages, strides))
     threads = -(-n // kernels.STORAGE[out_storage].per_word)
     slots = 4 + len(shape) + len(inputs) * (len(shape) + 1)
-    kernel = kernels.map_kernel(expr, out_storage, modes, slots)
+    kernel = kernels.map_kernel(expr, out_storage, modes, slots, ndim=len(shape))
     params = Params(n, threads, shape, [(t.offset, st) for t, st in zip(inputs, strides)])
     return kernel, params.pack(kernel), kernels.map_groups(threads)
 

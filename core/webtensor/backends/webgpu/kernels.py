@@ -178,6 +178,19 @@ def index_fn(mode) -> str:
     return "contiguous_index" if mode else "strided_index"
 
 
+def index_expr(mode, j: int, ndim: int, i: str = "i") -> str:
+    """WGSL for the buffer index of operand ``j`` at C-order position ``i`` of a (collapsed)
+    ``ndim``-dim shape.  Contiguous and scalar operands read their offset from a constant
+    uniform slot: SwiftShader runs a dynamically indexed uniform read (params.wgsl's
+    ``operand_base``) about 1.5x slower per element over a whole kernel."""
+    base = 4 + ndim + j * (ndim + 1)
+    if mode == "scalar":
+        return f"prm({base}u)"
+    if mode:
+        return f"(prm({base}u) + {i})"
+    return f"strided_index({i}, {j}u)"
+
+
 def index_mode(shape, strides):
     """``"scalar"`` when every stride is 0, else whether the view is contiguous (1-D, step 1):
     the cheapest index function for the operand (no division per element)."""
@@ -188,9 +201,10 @@ def index_mode(shape, strides):
 
 @lru_cache(maxsize=4096)
 def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: int,
-               index_arg: bool = False) -> Kernel:
+               index_arg: bool = False, ndim: int = 0) -> Kernel:
     """``out0 = expr`` over inputs ``ins`` = ((storage name, index mode), ...); the mode is
-    ``index_mode``'s: contiguous (True), strided (False) or "scalar".
+    ``index_mode``'s: contiguous (True), strided (False) or "scalar"; ``ndim``: the collapsed
+    shape's dims (the slots of the operands' offsets).
 
     ``expr`` names the inputs ``a``, ``b``, ``c`` (and ``i``, the element's C-order index, when
     ``index_arg``); it is wrapped in ``fn op``.
@@ -202,7 +216,7 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
     loads = []
     for j, (s, contiguous) in enumerate(ins):
         idx = f"i{j}"
-        loads.append(f"let {idx} = {index_fn(contiguous)}(i, {j}u);")
+        loads.append(f"let {idx} = {index_expr(contiguous, j, ndim)};")
         loads.append(f"let v{j} = {STORAGE[s].load.format(buf=f'in{j}', idx=idx)};")
     call = "op(" + ", ".join([f"v{j}" for j in range(len(ins))] + ["i"] * index_arg) + ")"
     if so.words > 1:

@@ -108,8 +108,119 @@ def test_fused_listing(gpu):
         a = wt.sin(x) * 2 + y
         return wt.exp(a) - 1, wt.sum(a, axis=0) * 3
     text = wt.make_graph(f)(wt.ones((3, 4), device=device), wt.ones((4,), device=device)).fused()
-    assert text.splitlines()[0] == "f on webgpu: 3 kernels for 7 nodes"
-    assert "kernel 1: fused 5 ops" in text and "reduce.sum" in text
+    # the chain is the sum's prologue (storing exp(a) - 1 on the way), "* 3" its epilogue
+    assert text.splitlines()[0] == "f on webgpu: 1 kernel for 7 nodes"
+    assert "kernel 1: reduction with a fused prologue and epilogue (6 ops)" in text
+    assert "reduce.sum" in text
+
+
+# (function, dispatches under jit): single-pass reductions (rows of at most 16K elements)
+_REDUCTION_PROGRAMS = {
+    "sum of a product": (lambda x, y: wt.sum(x * y), 1),
+    "mean squared error per column": (lambda x, y: wt.mean((x - y) ** 2, axis=0), 1),
+    "row norms": (lambda x, y: wt.sqrt(wt.sum(x * x, axis=1)), 1),
+    "sum over a permuted view": (lambda x, y: wt.sum(wt.permute_dims(x * 2 - y, (1, 0)),
+                                                     axis=1) + 1, 1),
+    "softmax": (lambda x, y: wt.exp(x - wt.max(x, axis=1, keepdims=True))
+                / wt.sum(wt.exp(x - wt.max(x, axis=1, keepdims=True)), axis=1, keepdims=True),
+                3),
+    "log-sum-exp and its input": (lambda x, y: (wt.log(wt.sum(wt.exp(x * y), axis=0)),
+                                                wt.exp(x * y) + 1), 1),
+    "integer max of a cast": (lambda x, y: wt.max((x * 100).astype(wt.int32) + 3, axis=0) * 2,
+                              1),
+}
+
+
+@pytest.mark.parametrize("name", list(_REDUCTION_PROGRAMS))
+def test_reductions_fuse_their_prologue_and_epilogue(gpu, name):
+    device, backend = gpu
+    f, dispatches = _REDUCTION_PROGRAMS[name]
+    x = wt.reshape(wt.linspace(-3, 2, 300 * 50, dtype=wt.float32, device=device), (300, 50))
+    y = wt.reshape(wt.cos(wt.linspace(0, 40, 300 * 50, dtype=wt.float32, device=device)),
+                   (300, 50))
+    jitted = wt.jit(f)
+    jitted(x, y)
+    before = _dispatches(backend)
+    got = jitted(x, y)
+    assert _dispatches(backend) - before == dispatches
+    want = f(x, y)
+    for a, b in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert a.dtype is b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint32, wt.int8, wt.uint8, wt.int16,
+                                wt.uint16, wt.float16, wt.bfloat16, wt.int64, wt.uint64,
+                                wt.bool])
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+def test_fused_reductions_equal_eager_for_every_dtype(gpu, dt, op):
+    device, _ = gpu
+    n = 4 * 6 * 70
+    base = wt.reshape(wt.arange(n, device=device) % 23 - 11, (4, 6, 70))
+    a, b = wt.astype(base, dt), wt.astype(base * 7 % 5 + 1, dt)
+    if dt is wt.bool:
+        def body(a, b):
+            return (a ^ b) | a
+    elif dt.kind == "u":
+        def body(a, b):
+            return a * b + 3
+    else:
+        def body(a, b):
+            return a * b - a
+    reduce = getattr(wt, op)
+    if op == "prod" and dt.kind == "f":
+        inner = body  # products of many values overflow: keep them near 1
+
+        def body(a, b):
+            return inner(a, b) * 0.01 + 1
+
+    def f(a, b):
+        r = reduce(wt.permute_dims(body(a, b), (2, 0, 1)), axis=(0, 2))
+        v = body(b, a)
+        return r, reduce(v), v[:, ::2]  # v: stored by the prologue where it takes whole words
+    got, want = wt.jit(f)(a, b), f(a, b)
+    for g, w in zip(got, want):
+        assert g.dtype is w.dtype and g.tobytes() == w.tobytes()
+    fused = wt.make_graph(f)(a, b).fused().count("fused prologue")
+    assert fused == (2 if dt.itemsize >= 4 else 1)
+
+
+def test_a_prologue_value_read_through_a_slice_is_not_stored_partially(gpu):
+    device, backend = gpu
+    x = wt.linspace(-1, 1, 64, dtype=wt.float32, device=device)
+
+    def f(x):
+        v = x * 3 + 1
+        return wt.sum(v[::2]), v  # the sum sees half of v; v itself must be whole
+    got, want = wt.jit(f)(x), f(x)
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
+    text = wt.make_graph(f)(x).fused()
+    assert "fused prologue" not in text
+
+
+def test_a_packed_value_is_not_stored_by_a_prologue(gpu):
+    device, _ = gpu
+    x = wt.reshape(wt.arange(200, dtype=wt.int16, device=device), (10, 20))
+
+    def f(x):
+        v = x * 3 - 7  # int16: two per word, invocations of a reduction cannot share words
+        return wt.sum(v, axis=1), v
+    got, want = wt.jit(f)(x), f(x)
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
+    assert "fused prologue" not in wt.make_graph(f)(x).fused()
+
+
+def test_long_rows_take_several_passes_with_the_prologue_in_the_first(gpu):
+    device, backend = gpu
+    x = wt.linspace(-5, 5, 300_001, dtype=wt.float32, device=device)
+
+    def f(x):
+        return wt.sum(wt.sin(x) * x) / 7, wt.max(wt.abs(x - 0.5)) + 1
+    got, want = wt.jit(f)(x), f(x)
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
 
 
 def test_control_flow_on_the_gpu(gpu):

@@ -34,7 +34,8 @@ class Executable:
         graph = dead_code(graph)
         if self.lowering is not None:
             graph = fused_graph(graph, self.lowering.fusable,
-                                self.lowering.max_bindings(self.real))
+                                self.lowering.max_bindings(self.real),
+                                getattr(self.lowering, "reducible", None))
         self.graph = graph
         self.slot: dict[int, int] = {}
         self.persistent: list[tuple[int, Value]] = []  # literals and constants, made once
@@ -106,6 +107,14 @@ class Executable:
                 for member in members:
                     member(env)
             return self.lowering.group_step(self, index, node, one_by_one)
+        if node.prim == "fused_reduce":
+            parts = [self._step(index, p) for p in (node.prologue, node.reduce, node.epilogue)
+                     if p is not None]
+
+            def parts_in_order(env):
+                for part in parts:
+                    part(env)
+            return self.lowering.reduce_step(self, index, node, parts_in_order)
         real, device = self.real, self.device
         method = getattr(real, node.prim)
         if node.params.get("internal_float64"):

@@ -15,6 +15,12 @@ is greedy, in program order:
 The result is the graph's node list with each group of two or more nodes replaced by one
 :class:`Group` node, scheduled where all its inputs are ready.  Single nodes stay as they are
 (they run the backend's own cached kernel).
+
+A backend that can also fuse around reductions (``reducible``) then gets :class:`Reduction`
+nodes: the group computing a reduction's input (its *prologue*: the reduction loads the
+group's inputs and computes each element in registers, the input is never stored) and the
+group consuming its result (its *epilogue*: computed as each result is stored), for
+``sum(x * y)``, ``sqrt(sum(x ** 2))`` or ``sum(x) / n``.
 """
 
 from __future__ import annotations
@@ -51,6 +57,148 @@ class Group(Node):
 
     def __repr__(self) -> str:
         return f"<Group {self.id}: {', '.join(n.prim + '.' + str(n.op) for n in self.members)}>"
+
+
+class Reduction(Node):
+    """A reduction with its prologue and/or epilogue group (``prim == "fused_reduce"``).
+
+    ``reduce``: the reduction node; ``prologue``: the group computing the reduction's input (or
+    None); ``stored``: the prologue's values also used elsewhere, which the first pass stores
+    (each element is folded exactly once there); ``epilogue``: a group of the result's shape
+    that reads the result only through identity views (or None).  ``results``: the reduction's
+    result, the stored values, then the epilogue's.
+    """
+
+    __slots__ = ("prologue", "reduce", "epilogue", "stored")
+
+    def __init__(self, prologue, reduce: Node, epilogue, stored=()):
+        results = ((reduce.results[0],) + tuple(stored)
+                   + (epilogue.results if epilogue is not None else ()))
+        super().__init__("fused_reduce", (), None, None, results, reduce.device)
+        self.prologue = prologue
+        self.reduce = reduce
+        self.epilogue = epilogue
+        self.stored = tuple(stored)
+
+    @property
+    def result(self):
+        return self.reduce.results[0]
+
+    def reads(self):
+        if self.prologue is not None:
+            yield from self.prologue.inputs
+        else:
+            yield from self.reduce.reads()
+        if self.epilogue is not None:
+            mine = self.result.id
+            for view in self.epilogue.inputs:
+                if view.value.id != mine:
+                    yield view
+
+    def read_values(self):
+        return [v.value for v in self.reads()]
+
+    def __repr__(self) -> str:
+        return f"<Reduction {self.reduce.op}>"
+
+
+def _as_group(node: Node, fusable) -> Group | None:
+    """``node`` as a group: itself if it is one, a group of one for a fusable node."""
+    if isinstance(node, Group):
+        return node
+    if not fusable(node):
+        return None
+    g = Group(_out_shape(node))
+    g.members.append(node)
+    seen = set()
+    for view in node.reads():
+        key = (view.value.id, view.shape, view.strides, view.offset)
+        if key not in seen:
+            seen.add(key)
+            g.inputs.append(view)
+    g.results = tuple(node.results)
+    g.device = node.device
+    return g
+
+
+def _covers_once(view: View) -> bool:
+    """The view walks every element of its value exactly once (a permutation of it)."""
+    dims = sorted(((st, n) for n, st in zip(view.shape, view.strides) if n != 1), reverse=True)
+    expect = 1
+    for st, n in reversed(dims):
+        if st != expect:
+            return False
+        expect *= n
+    return view.offset == 0 and expect == view.value.size
+
+
+def _bindings(views) -> int:
+    return len({v.value.id for v in views if v.value.kind != "lit"})
+
+
+def absorb_reductions(graph: Graph, units: list, fusable, reducible, max_bindings) -> list:
+    """``units`` (a partition's schedule) with each reducible reduction merged with the group
+    producing its input and the group consuming its result, where that is legal: the input is
+    used by the reduction alone, the consumer reads the result through identity views only and
+    comes before any other reader of the result, and the kernels stay within the binding
+    limit."""
+    pinned = {v.value.id for v in graph.outputs} | {final.id for _, final in graph.mutated}
+    producer: dict[int, int] = {}
+    readers: dict[int, list[int]] = {}
+    for k, u in enumerate(units):
+        for r in u.results:
+            producer[r.id] = k
+        for v in u.read_values():
+            readers.setdefault(v.id, []).append(k)
+    replaced: dict[int, Node | None] = {}  # unit index -> its new unit (None: gone)
+    for k, unit in enumerate(units):
+        if unit.prim != "reduce" or k in replaced or not reducible(unit, None, None):
+            continue
+        (xview,) = unit.reads()
+        x, w = xview.value, unit.results[0]
+        prologue, stored = None, ()
+        p = producer.get(x.id)
+        g = None if p is None or p in replaced else _as_group(units[p], fusable)
+        if g is not None and x.id in {r.id for r in g.results}:
+            # values the group must still store: used elsewhere, each only after the reduction
+            stored = tuple(r for r in g.results if r.id in pinned
+                           or set(readers.get(r.id, ())) - {k})
+            if all(min(set(readers.get(r.id, ())) - {k}, default=k + 1) > k for r in stored) \
+                    and (not stored or _covers_once(xview)):
+                prologue = g
+            else:
+                stored = ()
+        epilogue, e = None, None
+        later = sorted(set(readers.get(w.id, ())))
+        if later and later[0] not in replaced:
+            g = _as_group(units[later[0]], fusable)
+            if (g is not None and g.shape == w.shape
+                    and all(v.identity for m in g.members for v in m.reads()
+                            if v.value.id == w.id)
+                    and all(producer.get(v.value.id, -1) < k for v in g.inputs
+                            if v.value.id != w.id)):
+                epilogue, e = g, later[0]
+        for pro, epi in ((prologue, epilogue), (prologue, None), (None, epilogue)):
+            st = stored if pro is not None else ()
+            if (pro is None and epi is None) or not reducible(unit, pro, epi, st):
+                continue
+            ins = list(pro.inputs if pro is not None else [xview])
+            outs = 1 + len(st)
+            if epi is not None:
+                ins += [v for v in epi.inputs if v.value.id != w.id]
+                outs += len(epi.results)
+            if _bindings(ins) + outs > max_bindings:
+                continue
+            # at the reduction's place: the epilogue reads nothing made after it
+            replaced[k] = Reduction(pro, unit, epi, st)
+            if pro is not None:
+                replaced[p] = None
+            if epi is not None:
+                replaced[e] = None
+            break
+    if not replaced:
+        return units
+    return [replaced.get(k, u) for k, u in enumerate(units) if replaced.get(k, u) is not None]
 
 
 def _out_shape(node: Node):
@@ -192,11 +340,14 @@ def _schedule(nodes, node_group) -> list[Node]:
             for u in order]
 
 
-def fused_graph(graph: Graph, fusable, max_bindings: int) -> Graph:
-    """A copy of ``graph`` whose nodes are the partition's units."""
+def fused_graph(graph: Graph, fusable, max_bindings: int, reducible=None) -> Graph:
+    """A copy of ``graph`` whose nodes are the partition's units (reductions merged with their
+    prologue and epilogue groups where ``reducible`` says the backend can)."""
     nodes = partition(graph, fusable, max_bindings)
+    if reducible is not None:
+        nodes = absorb_reductions(graph, nodes, fusable, reducible, max_bindings)
     return Graph(graph.inputs, nodes, graph.outputs, graph.mutated, graph.consts,
                  graph.in_avals, graph.fun_name)
 
 
-__all__ = ["Group", "fused_graph", "partition"]
+__all__ = ["Group", "Reduction", "absorb_reductions", "fused_graph", "partition"]

@@ -201,7 +201,8 @@ class Graph:
         graph = self
         if lowering is not None:
             graph = fused_graph(self, lowering.fusable,
-                                lowering.max_bindings(device._real_backend()))
+                                lowering.max_bindings(device._real_backend()),
+                                getattr(lowering, "reducible", None))
         return format_kernels(self, graph, device)
 
     __repr__ = __str__

@@ -18,6 +18,7 @@ import struct
 from functools import lru_cache
 
 from ..backends.webgpu import exprs, kernels
+from ..backends.webgpu import reduce as _reduce
 from ..backends.webgpu.kernels import STORAGE, STORAGE_OF, Params
 from .fuse import Group
 from .ir import Node
@@ -128,71 +129,117 @@ class FusedPlan:
         self.n = n
 
 
-def plan(group: Group) -> FusedPlan:
-    shape = group.shape
+class _Layout:
+    """A group's external inputs as a kernel sees them: the buffers it binds (one per distinct
+    value), the views it loads (one per distinct view), the literals in the uniform block, and
+    the group's shape collapsed with every view (and the dense outputs) walked in C order."""
+
+    def __init__(self, group: Group, skip=()):
+        self.binding_of: dict[int, int] = {}
+        self.values = []
+        self.views = []
+        self.literals = []
+        for view in group.inputs:
+            if view.value.id in skip:
+                continue
+            if view.value.kind == "lit":
+                self.literals.append(view)
+                continue
+            if view.value.id not in self.binding_of:
+                self.binding_of[view.value.id] = len(self.values)
+                self.values.append(view.value)
+            self.views.append(view)
+        shape = group.shape
+        self.n = _s_size(shape)
+        self.cshape, cstrides = kernels.collapse(
+            shape, [v.strides for v in self.views] + [kernels_contiguous(shape)])
+        self.strides = cstrides[:len(self.views)]
+
+    def params(self, threads: int) -> tuple[Params, dict]:
+        params = Params(self.n, threads, self.cshape,
+                        [(v.offset, st) for v, st in zip(self.views, self.strides)])
+        slots = {}
+        for view in self.literals:
+            if view.value.id not in slots:
+                slots[view.value.id] = params.add(*literal_words(view.value.payload,
+                                                                 storage_of(view.dtype)))
+        return params, slots
+
+
+def _s_size(shape) -> int:
     n = 1
     for s in shape:
         n *= s
-    # bindings: one per distinct external non-literal value; operands: one per distinct view
-    binding_of: dict[int, int] = {}
-    binding_values = []
-    operand_views = []
-    literal_views = []
-    for view in group.inputs:
-        if view.value.kind == "lit":
-            literal_views.append(view)
-            continue
-        if view.value.id not in binding_of:
-            binding_of[view.value.id] = len(binding_values)
-            binding_values.append(view.value)
-        operand_views.append(view)
-    outputs = list(group.results)
-    out_contig = kernels_contiguous(shape)
-    cshape, cstrides = kernels.collapse(shape, [v.strides for v in operand_views]
-                                        + [out_contig] * max(1, len(outputs)))
-    in_strides = cstrides[:len(operand_views)]
-    step = max(STORAGE[storage_of(v.dtype)].per_word for v in outputs)
-    threads = -(-n // step)
-    params = Params(n, threads, cshape, [(v.offset, st) for v, st in zip(operand_views,
-                                                                         in_strides)])
-    lit_slot = {}
-    for view in literal_views:
-        key = (view.value.id,)
-        if key not in lit_slot:
-            lit_slot[key] = params.add(*literal_words(view.value.payload,
-                                                      storage_of(view.dtype)))
-    slots = len(params.words)
-    # -- WGSL text
-    fns: dict[tuple, str] = {}
+    return n
+
+
+def _index(mode, j: int, nd: int, i: str, at: int, fns: dict) -> str:
+    """The buffer index of operand ``j`` whose parameters start at uniform slot ``at`` (0: a
+    kernel of its own, params.wgsl's functions; else constant slots, strided views through an
+    unrolled function)."""
+    if at == 0:
+        return kernels.index_expr(mode, j, nd, i)
+    base = at + 4 + nd + j * (nd + 1)
+    if mode == "scalar":
+        return f"prm({base}u)"
+    if mode:
+        return f"(prm({base}u) + {i})"
+    name = f"index_at{at}_{j}"
+    if name not in fns:
+        steps = [f"    off += i32(rem % prm({at + 4 + d}u)) * prm_i({base + 1 + d}u);\n"
+                 f"    rem = rem / prm({at + 4 + d}u);" for d in reversed(range(nd))]
+        fns[name] = "\n".join([f"fn {name}(i: u32) -> u32 {{", "    var rem = i;",
+                               f"    var off = prm_i({base}u);", *steps,
+                               "    return u32(off);", "}"])
+    return f"{name}({i})"
+
+
+def _emit(group: Group, layout: _Layout, at: int, first_binding: int, lit_slots: dict,
+          idx: str, fns: dict, prefix: str, preset=None):
+    """SSA lines computing every member of ``group`` at element ``idx``: (lines, register of
+    each member value).  ``preset``: value id -> register of values computed elsewhere."""
     lines = []
-    names: dict[int, str] = {}  # value id -> register name (external views by operand key)
+    names = dict(preset or {})
     view_name: dict[tuple, str] = {}
-    for j, (view, st) in enumerate(zip(operand_views, in_strides)):
-        storage = storage_of(view.dtype)
-        index = kernels.index_expr(kernels.index_mode(cshape, st), j, len(cshape))
-        load = STORAGE[storage].load.format(buf=f"in{binding_of[view.value.id]}", idx=index)
-        name = f"x{j}"
-        lines.append(f"let {name} = {load};")
+    nd = len(layout.cshape)
+    for j, (view, st) in enumerate(zip(layout.views, layout.strides)):
+        index = _index(kernels.index_mode(layout.cshape, st), j, nd, idx, at, fns)
+        buf = f"in{first_binding + layout.binding_of[view.value.id]}"
+        name = f"{prefix}x{j}"
+        lines.append(f"let {name} = {STORAGE[storage_of(view.dtype)].load.format(buf=buf, idx=index)};")
         view_name[_vkey(view)] = name
-    for view in literal_views:
-        view_name[_vkey(view)] = literal_expr(storage_of(view.dtype), lit_slot[(view.value.id,)])
+    for view in layout.literals:
+        view_name[_vkey(view)] = literal_expr(storage_of(view.dtype), at + lit_slots[view.value.id])
     for k, node in enumerate(group.members):
         expr, ins = node_expr(node)
         out_storage = storage_of(node.results[0].dtype)
         args = []
         for view in node.reads():
-            found = names.get(view.value.id) if _internal(view, group) else None
+            found = names.get(view.value.id) if (_internal(view, group)
+                                                 or view.value.id in names) else None
             args.append(found if found is not None else view_name[_vkey(view)])
-        fn = _function(fns, expr, ins, out_storage)
+        fn = _function(fns, expr, ins, out_storage, prefix)
         value = f"{fn}({', '.join(args)})"
         narrow = NARROW.get(out_storage)
         if narrow is not None:
             value = narrow.format(v=value)
-        reg = f"t{k}"
+        reg = f"{prefix}t{k}"
         lines.append(f"let {reg} = {value};")
         names[node.results[0].id] = reg
+    return lines, names
+
+
+def plan(group: Group) -> FusedPlan:
+    layout = _Layout(group)
+    outputs = list(group.results)
+    step = max(STORAGE[storage_of(v.dtype)].per_word for v in outputs)
+    threads = -(-layout.n // step)
+    params, lit_slots = layout.params(threads)
+    slots = len(params.words)
+    fns: dict = {}
+    lines, names = _emit(group, layout, 0, 0, lit_slots, "i", fns, "")
     # stores
-    n_in = len(binding_values)
+    n_in = len(layout.values)
     stores, words_init, flushes = [], [], []
     for o, value in enumerate(outputs):
         storage = storage_of(value.dtype)
@@ -226,8 +273,8 @@ def plan(group: Group) -> FusedPlan:
                 "}"]
     kernel = _kernel("\n".join(fns.values()), "\n".join("    " + b for b in body), n_in,
                      len(outputs), slots)
-    return FusedPlan(kernel, params.pack(kernel), kernels.map_groups(threads), binding_values,
-                     outputs, n)
+    return FusedPlan(kernel, params.pack(kernel), kernels.map_groups(threads), layout.values,
+                     outputs, layout.n)
 
 
 def _vkey(view):
@@ -246,11 +293,11 @@ def kernels_contiguous(shape):
     return tuple(reversed(strides))
 
 
-def _function(fns: dict, expr: str, ins, out_storage) -> str:
-    key = (expr, ins, out_storage)
+def _function(fns: dict, expr: str, ins, out_storage, prefix: str = "") -> str:
+    key = (prefix, expr, ins, out_storage)
     found = fns.get(key)
     if found is None:
-        name = f"f{len(fns)}"
+        name = f"{prefix}f{len(fns)}"
         params = ", ".join(f"{'abc'[j]}: {wgsl_type(s)}" for j, s in enumerate(ins))
         fns[key] = f"fn {name}({params}) -> {wgsl_type(out_storage)} {{\n    return {expr};\n}}"
         return name
@@ -305,4 +352,155 @@ def group_step(exe, index: int, group: Group, fallback):
         launch(kernel, bufs + new, uniforms, workgroups)
         for (slot, _, _), b in zip(outs, new):
             env[slot] = b
+    return step
+
+
+# -- reductions with a prologue and an epilogue ---------------------------------------------------
+
+# Storages an epilogue may write: one element per word, so invocations never share a word.
+_EPILOGUE_STORES = frozenset(s for s, st in STORAGE.items() if st.per_word == 1)
+
+
+def reducible(node: Node, prologue: Group | None, epilogue: Group | None, stored=()) -> bool:
+    """The reduce kernels can take ``prologue`` (storing ``stored`` of its values) and
+    ``epilogue`` around ``node``."""
+    if node.prim != "reduce" or node.base is not None or not node.written.identity:
+        return False
+    op, _out, xview, _axes = node.args
+    t = storage_of(xview.dtype)
+    if t is None or t == "c64" or op not in _reduce.REDUCE_OPS:
+        return False
+    if prologue is not None and all(v.value.kind == "lit" for v in prologue.inputs):
+        return False  # (the first pass binds the prologue's buffers)
+    if any(storage_of(v.dtype) not in _EPILOGUE_STORES for v in stored):
+        return False
+    if epilogue is not None:
+        if storage_of(node.results[0].dtype) not in ("f32", "i32", "u32"):
+            return False
+        if any(storage_of(v.dtype) not in _EPILOGUE_STORES for v in epilogue.results):
+            return False
+    return True
+
+
+class _Fragment:
+    """A prologue or epilogue of one reduction: its WGSL (given where its uniforms start and
+    its first input binding), its uniform words, and per call its buffers."""
+
+    __slots__ = ("wgsl", "words", "buffers", "outputs")
+
+    def __init__(self, wgsl, words):
+        self.wgsl = wgsl
+        self.words = words
+        self.buffers = ()
+        self.outputs = ()
+
+
+def _stores(values, names, first_out: int, idx: str) -> list[str]:
+    """Stores of one-element-per-word values at element ``idx`` into out{first_out}, ..."""
+    lines = []
+    for o, value in enumerate(values, first_out):
+        s = STORAGE[storage_of(value.dtype)]
+        word = s.store.format(v=names[value.id])
+        if s.words == 1:
+            lines.append(f"out{o}[{idx}] = {word};")
+        else:
+            lines.append(f"let r{o} = {word};")
+            lines.extend(f"out{o}[{s.words}u * {idx} + {c}u] = r{o}.{p};"
+                         for c, p in enumerate("xyzw"[:s.words]))
+    return lines
+
+
+def _prologue(group: Group, value, stored) -> tuple[_Fragment, list]:
+    layout = _Layout(group)
+    params, lit_slots = layout.params(layout.n)
+    elem = wgsl_type(storage_of(value.dtype))
+
+    @lru_cache(maxsize=8)
+    def wgsl(at: int, first: int, first_out: int) -> str:
+        fns: dict = {}
+        lines, names = _emit(group, layout, at, first, lit_slots, "i", fns, "p")
+        lines += _stores(stored, names, first_out, "i")
+        return "\n".join([*fns.values(), f"fn prologue_element(i: u32) -> {elem} {{",
+                          *("    " + line for line in lines),
+                          f"    return {names[value.id]};", "}"])
+    return _Fragment(wgsl, list(params.words)), layout.values
+
+
+def _epilogue(group: Group, result) -> tuple[_Fragment, list]:
+    layout = _Layout(group, skip={result.id})
+    params, lit_slots = layout.params(layout.n)
+    storage = storage_of(result.dtype)
+
+    @lru_cache(maxsize=8)
+    def wgsl(at: int, first: int, first_out: int) -> str:
+        fns: dict = {}
+        lines, names = _emit(group, layout, at, first, lit_slots, "row", fns, "e",
+                             preset={result.id: "v"})
+        stores = _stores(group.results, names, first_out, "row")
+        return "\n".join([_reduce.result_value_fn(storage), *fns.values(),
+                          f"fn epilogue(row: u32, v: {wgsl_type(storage)}) {{",
+                          *("    " + line for line in lines + stores), "}"])
+    return _Fragment(wgsl, list(params.words)), layout.values
+
+
+def reduce_step(exe, index: int, node, fallback):
+    """The Executable step of a reduction with its prologue/epilogue: the reduce kernels'
+    passes, the first computing the input elements, the last storing the epilogue's values
+    (``fallback``: the parts one by one, where a buffer is past the binding limit or the
+    reduction has no such kernel)."""
+    from ..tensor import Tensor
+
+    backend = exe.real
+    red = node.reduce
+    op, _out, xview, axes = red.args
+    result = red.results[0]
+    device = exe.device
+    wrap = Tensor._wrap
+    limit = backend.max_binding
+    pro_outs = [(exe._slot_of(v), v.dtype, v.size) for v in node.stored]
+    if node.prologue is not None:
+        pro, pro_values = _prologue(node.prologue, xview.value, node.stored)
+        pro_slots = [exe._slot_of(v) for v in pro_values]
+        x_build = None
+    else:
+        pro, pro_slots = None, []
+        x_build = exe._view_builder(xview)
+    if node.epilogue is not None:
+        epi, epi_values = _epilogue(node.epilogue, result)
+        epi_slots = [exe._slot_of(v) for v in epi_values]
+        epi_outs = [(exe._slot_of(v), v.dtype, v.size) for v in node.epilogue.results]
+    else:
+        epi, epi_slots, epi_outs = None, [], []
+    out_slot = exe._slot_of(result)
+    shape, dtype, size = result.shape, result.dtype, result.size
+    x_shape, x_dtype, x_strides, x_offset = xview.shape, xview.dtype, xview.strides, xview.offset
+    fused_reduce = _reduce.fused_reduce
+
+    def step(env):
+        pro_bufs = [env[s] for s in pro_slots]
+        epi_bufs = [env[s] for s in epi_slots]
+        if any(b.size > limit for b in pro_bufs + epi_bufs):
+            fallback(env)
+            return
+        if pro is not None:  # the input is never stored: a view giving only its geometry
+            x = wrap(pro_bufs[0] if pro_bufs else None, x_shape, x_dtype, device,
+                     strides=x_strides, offset=x_offset)
+            pro.buffers = pro_bufs
+            pro.outputs = [backend.alloc(dt, n) for _, dt, n in pro_outs]
+        else:
+            x = x_build(env)
+        out = wrap(backend.alloc(dtype, size), shape, dtype, device)
+        news = []
+        if epi is not None:
+            news = [backend.alloc(dt, n) for _, dt, n in epi_outs]
+            epi.buffers, epi.outputs = epi_bufs, news
+        if not fused_reduce(backend, op, out, x, axes, pro, epi):
+            fallback(env)
+            return
+        env[out_slot] = out._data
+        for (slot, _, _), b in zip(epi_outs, news):
+            env[slot] = b
+        if pro is not None:
+            for (slot, _, _), b in zip(pro_outs, pro.outputs):
+                env[slot] = b
     return step

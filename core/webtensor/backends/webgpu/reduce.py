@@ -269,14 +269,26 @@ _SCAN_STORE = {
 
 @lru_cache(maxsize=512)
 def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: int,
-                dims: tuple[int, int] = (2, 2)) -> Kernel:
+                dims: tuple[int, int] = (2, 2), fused: tuple = ("", 1, 1, "")) -> Kernel:
     """One reduction pass; ``out_words`` 0 writes partial accumulators, else result words.
-    ``dims``: (kept, reduced) dim counts capped at 2, choosing the offset functions."""
+    ``dims``: (kept, reduced) dim counts capped at 2, choosing the offset functions.
+    ``fused``: (WGSL functions, inputs, outputs, epilogue call) of a compiled program's fused
+    pass: ``prologue_element(i)`` computes element ``i`` of the (virtual, dense) input from
+    several buffers instead of loading it, ``epilogue(row, value)`` stores what the program
+    computes from each result."""
+    functions, n_in, n_out, epilogue = fused
     write = _WRITE_OUT[out_words] if out_words else _WRITE_STATE
+    if epilogue:
+        write += "\n        " + epilogue
     nk, nr = dims
     offsets = _KEPT_OFFSET[min(nk, 2)] + "\n\n" + _REDUCED_OFFSET[max(1, min(nr, 2))]
-    return kernels.render("reduce", 1, 1, slots, fold=_FOLD_ELEMENTS if from_elements
-                           else _FOLD_STATES, write=write, offsets=offsets, **_fields(fam, t))
+    fields = _fields(fam, t)
+    if functions:
+        offsets += "\n\n" + functions
+        if from_elements and "prologue_element" in functions:
+            fields["load"] = "prologue_element(i)"
+    return kernels.render("reduce", n_in, n_out, slots, fold=_FOLD_ELEMENTS if from_elements
+                           else _FOLD_STATES, write=write, offsets=offsets, **fields)
 
 
 @lru_cache(maxsize=256)
@@ -310,31 +322,48 @@ def _params(words: list[int]) -> Params:
 
 
 def _pass(backend, fam, t, src, dst, rows, length, lanes, chunks, chunk, view_words,
-          out_words) -> None:
+          out_words, prologue=None, epilogue=None) -> None:
+    """One pass over ``src`` (a buffer, or a prologue's buffers) into ``dst``."""
     words = [0, rows, length, chunks, lanes, chunk, *view_words]
     dims = (view_words[1], view_words[2]) if view_words else (0, 1)
+    ins, outs, functions, call = [src], [dst], [], ""
+    if prologue is not None:
+        ins = list(prologue.buffers)
+        functions.append(prologue.wgsl(len(words), 0, 1))
+        outs += prologue.outputs
+        words += prologue.words
+    if epilogue is not None:
+        functions.append(epilogue.wgsl(len(words), len(ins), len(outs)))
+        call = "epilogue(row, result_value(acc_out(result)));"
+        ins += epilogue.buffers
+        outs += epilogue.outputs
+        words += epilogue.words
     kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words),
-                         (min(dims[0], 2), min(dims[1], 2)))
+                         (min(dims[0], 2), min(dims[1], 2)),
+                         ("\n\n".join(functions), len(ins), len(outs), call))
     groups = -(-rows // (WORKGROUP // lanes)) * chunks  # workgroups of this template's 256
-    backend.launch(kernel, [src, dst], _params(words), groups)
+    backend.launch(kernel, ins + outs, _params(words), groups)
 
 
-def _reduce_rows(backend, fam, t, x, kept, reduced, dst, out_words) -> None:
+def _reduce_rows(backend, fam, t, x, kept, reduced, dst, out_words, prologue=None,
+                 epilogue=None) -> None:
     """Reduce the rows of view ``x`` into ``dst`` (``out_words`` words per row).  ``kept`` and
-    ``reduced`` are (shape, strides) of the row and in-row dims (collapsed)."""
+    ``reduced`` are (shape, strides) of the row and in-row dims (collapsed).  A ``prologue``
+    (the first pass) computes ``x``'s elements instead of loading them (``x`` gives only the
+    geometry), an ``epilogue`` (the last pass) stores more outputs from each result."""
     rows, length = _s.size_of(kept[0]), _s.size_of(reduced[0])
     view = [x.offset, len(kept[0]), len(reduced[0]), *kept[0], *kept[1], *reduced[0],
             *reduced[1]]
-    src = x._data
+    src = None if prologue is not None else x._data
     lanes, chunks, chunk = plan(length)
     while True:
         final = chunks == 1
         out = dst if final else backend.allocate(rows * chunks * 16)
         _pass(backend, fam, t, src, out, rows, length, lanes, chunks, chunk, view,
-              out_words if final else 0)
+              out_words if final else 0, prologue, epilogue if final else None)
         if final:
             return
-        src, length, view = out, chunks, []
+        src, length, view, prologue = out, chunks, [], None
         lanes, chunks, chunk = plan(length)
 
 
@@ -443,6 +472,42 @@ def reduce(backend, op, out, x, axes) -> bool:
     return True
 
 
+def fused_reduce(backend, op, out, x, axes, prologue=None, epilogue=None) -> bool:
+    """``reduce`` for a compiled program: the input ``x`` computed by ``prologue`` (``x`` is
+    then a view of a dense value that is never stored, giving the geometry), results passed on
+    to ``epilogue``.  False when this reduction has no such kernel (the caller runs the parts
+    one by one).  Epilogues need one-word results (float32, int32, uint32)."""
+    if op not in REDUCE_OPS or x.dtype is _d.complex64:
+        return False
+    t = TYPES.get(x.dtype)
+    if t is None:
+        return False
+    fam = family(op, t)
+    if out.dtype is not (_d.bool if fam in ("or", "and") else x.dtype):
+        return False
+    words = 1 if fam in ("or", "and") else value_words(t)
+    if epilogue is not None and (STORAGE_OF.get(out.dtype) not in _RESULT_VALUE or words != 1):
+        return False
+    if not backend.native_ok(out) or out.size == 0 or any(x.shape[a] == 0 for a in axes):
+        return False
+    sink, finish = (out, None) if epilogue is not None else _u32_sink(backend, out)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    _reduce_rows(backend, fam, t, x, _dims(x, kept), _dims(x, axes), sink._data, words,
+                 prologue, epilogue)
+    if finish:
+        finish()
+    return True
+
+
+# A result's value from acc_out's words, for an epilogue (its register type).
+_RESULT_VALUE = {"f32": "bitcast<f32>(w.x)", "i32": "bitcast<i32>(w.x)", "u32": "w.x"}
+
+
+def result_value_fn(storage: str) -> str:
+    return (f"fn result_value(w: vec2<u32>) -> {STORAGE[storage].wgsl_type} {{\n"
+            f"    return {_RESULT_VALUE[storage]};\n}}")
+
+
 def arg_reduce(backend, op, out, x, axis) -> bool:
     if op not in ARG_OPS:
         raise ValueError(f"arg_reduce: unknown op {op!r}; expected argmax or argmin")
@@ -521,4 +586,5 @@ def run(backend, prim: str, *args) -> bool:
     return {"reduce": reduce, "arg_reduce": arg_reduce, "scan": scan}[prim](backend, *args)
 
 
-__all__ = ["PRIMITIVES", "supports", "capability", "run", "family", "plan"]
+__all__ = ["PRIMITIVES", "supports", "capability", "run", "family", "plan", "fused_reduce",
+           "result_value_fn"]

@@ -223,6 +223,49 @@ def test_long_rows_take_several_passes_with_the_prologue_in_the_first(gpu):
         assert g.tobytes() == w.tobytes()
 
 
+@pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint32])
+@pytest.mark.parametrize("m,k,n", [(128, 96, 256), (5, 7, 3), (70, 33, 66)])
+def test_matmuls_store_their_epilogue(gpu, dt, m, k, n):
+    device, backend = gpu
+    a = wt.astype(wt.reshape(wt.arange(m * k, device=device) % 13 - 6, (m, k)), dt)
+    b = wt.astype(wt.reshape(wt.arange(k * n, device=device) % 7 - 3, (n, k)), dt)
+    bias = wt.astype(wt.arange(n, device=device) % 5, dt)
+
+    def f(a, b, bias):
+        y = a @ wt.matrix_transpose(b) + bias  # a transposed operand, a broadcast bias
+        return wt.maximum(y, 2) * 3, y  # two results: both stored by the one kernel
+    jitted = wt.jit(f)
+    jitted(a, b, bias)
+    before = _dispatches(backend)
+    got = jitted(a, b, bias)
+    assert _dispatches(backend) - before == 1
+    for g, w in zip(got, f(a, b, bias)):
+        assert g.dtype is w.dtype and g.tobytes() == w.tobytes()
+    assert "matmul with a fused epilogue (3 ops)" in wt.make_graph(f)(a, b, bias).fused()
+
+
+def test_a_training_step_fuses_around_its_matmuls_and_reductions(gpu):
+    device, backend = gpu
+    x = wt.reshape(wt.sin(wt.arange(64 * 20, dtype=wt.float32, device=device)), (64, 20))
+    params = (wt.reshape(wt.cos(wt.arange(20 * 32, dtype=wt.float32, device=device)), (20, 32))
+              * 0.1, wt.zeros(32, device=device),
+              wt.reshape(wt.sin(wt.arange(32 * 4, dtype=wt.float32, device=device)), (32, 4))
+              * 0.1, wt.zeros(4, device=device))
+    labels = wt.nn.one_hot(wt.arange(64, device=device) % 4, 4)
+
+    def loss(p, x, y):
+        h = wt.nn.relu(x @ p[0] + p[1])
+        return -wt.sum(wt.nn.log_softmax(h @ p[2] + p[3]) * y) / x.shape[0]
+    step = wt.value_and_grad(loss)
+    got, want = wt.jit(step)(params, x, labels), step(params, x, labels)
+    assert got[0].tobytes() == want[0].tobytes()
+    for g, w in zip(got[1], want[1]):
+        assert g.tobytes() == w.tobytes()
+    text = wt.make_graph(step)(params, x, labels).fused()
+    assert text.count("matmul with a fused epilogue") >= 2
+    assert "reduction with a fused prologue and epilogue" in text
+
+
 def test_control_flow_on_the_gpu(gpu):
     device, _ = gpu
     x = wt.asarray([1.0, 2.0, 3.0], device=device)

@@ -35,7 +35,7 @@ class Executable:
         if self.lowering is not None:
             graph = fused_graph(graph, self.lowering.fusable,
                                 self.lowering.max_bindings(self.real),
-                                getattr(self.lowering, "reducible", None))
+                                getattr(self.lowering, "anchorable", None))
         self.graph = graph
         self.slot: dict[int, int] = {}
         self.persistent: list[tuple[int, Value]] = []  # literals and constants, made once
@@ -107,14 +107,14 @@ class Executable:
                 for member in members:
                     member(env)
             return self.lowering.group_step(self, index, node, one_by_one)
-        if node.prim == "fused_reduce":
-            parts = [self._step(index, p) for p in (node.prologue, node.reduce, node.epilogue)
+        if node.prim in ("fused_reduce", "fused_matmul"):
+            parts = [self._step(index, p) for p in (node.prologue, node.anchor, node.epilogue)
                      if p is not None]
 
             def parts_in_order(env):
                 for part in parts:
                     part(env)
-            return self.lowering.reduce_step(self, index, node, parts_in_order)
+            return self.lowering.anchored_step(self, index, node, parts_in_order)
         real, device = self.real, self.device
         method = getattr(real, node.prim)
         if node.params.get("internal_float64"):

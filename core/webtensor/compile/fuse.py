@@ -16,11 +16,12 @@ The result is the graph's node list with each group of two or more nodes replace
 :class:`Group` node, scheduled where all its inputs are ready.  Single nodes stay as they are
 (they run the backend's own cached kernel).
 
-A backend that can also fuse around reductions (``reducible``) then gets :class:`Reduction`
-nodes: the group computing a reduction's input (its *prologue*: the reduction loads the
-group's inputs and computes each element in registers, the input is never stored) and the
-group consuming its result (its *epilogue*: computed as each result is stored), for
-``sum(x * y)``, ``sqrt(sum(x ** 2))`` or ``sum(x) / n``.
+A backend that can also fuse around reductions and matmuls (``anchorable``) then gets
+:class:`Anchored` nodes: the group computing a reduction's input (its *prologue*: the reduction
+loads the group's inputs and computes each element in registers, the input is never stored)
+and the group consuming a reduction's or a matmul's result (its *epilogue*: computed as each
+result is stored), for ``sum(x * y)``, ``sqrt(sum(x ** 2))``, ``sum(x) / n`` or
+``relu(x @ w + b)``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import heapq
 from itertools import count
 
+from .. import shape as _s
 from .ir import Graph, Node, View
 
 _group_ids = count()
@@ -59,36 +61,37 @@ class Group(Node):
         return f"<Group {self.id}: {', '.join(n.prim + '.' + str(n.op) for n in self.members)}>"
 
 
-class Reduction(Node):
-    """A reduction with its prologue and/or epilogue group (``prim == "fused_reduce"``).
+class Anchored(Node):
+    """A reduction or a matmul (the *anchor*) with its prologue and/or epilogue group
+    (``prim``: ``"fused_reduce"``, ``"fused_matmul"``).
 
-    ``reduce``: the reduction node; ``prologue``: the group computing the reduction's input (or
+    ``anchor``: the reduction or matmul node; ``prologue`` (reductions only): the group computing the reduction's input (or
     None); ``stored``: the prologue's values also used elsewhere, which the first pass stores
     (each element is folded exactly once there); ``epilogue``: a group of the result's shape
-    that reads the result only through identity views (or None).  ``results``: the reduction's
+    that reads the result only through dense views (or None).  ``results``: the reduction's
     result, the stored values, then the epilogue's.
     """
 
-    __slots__ = ("prologue", "reduce", "epilogue", "stored")
+    __slots__ = ("prologue", "anchor", "epilogue", "stored")
 
-    def __init__(self, prologue, reduce: Node, epilogue, stored=()):
-        results = ((reduce.results[0],) + tuple(stored)
+    def __init__(self, prologue, anchor: Node, epilogue, stored=()):
+        results = ((anchor.results[0],) + tuple(stored)
                    + (epilogue.results if epilogue is not None else ()))
-        super().__init__("fused_reduce", (), None, None, results, reduce.device)
+        super().__init__("fused_" + anchor.prim, (), None, None, results, anchor.device)
         self.prologue = prologue
-        self.reduce = reduce
+        self.anchor = anchor
         self.epilogue = epilogue
         self.stored = tuple(stored)
 
     @property
     def result(self):
-        return self.reduce.results[0]
+        return self.anchor.results[0]
 
     def reads(self):
         if self.prologue is not None:
             yield from self.prologue.inputs
         else:
-            yield from self.reduce.reads()
+            yield from self.anchor.reads()
         if self.epilogue is not None:
             mine = self.result.id
             for view in self.epilogue.inputs:
@@ -99,7 +102,7 @@ class Reduction(Node):
         return [v.value for v in self.reads()]
 
     def __repr__(self) -> str:
-        return f"<Reduction {self.reduce.op}>"
+        return f"<Anchored {self.anchor.prim} {self.anchor.op or ''}>"
 
 
 def _as_group(node: Node, fusable) -> Group | None:
@@ -136,12 +139,15 @@ def _bindings(views) -> int:
     return len({v.value.id for v in views if v.value.kind != "lit"})
 
 
-def absorb_reductions(graph: Graph, units: list, fusable, reducible, max_bindings) -> list:
-    """``units`` (a partition's schedule) with each reducible reduction merged with the group
-    producing its input and the group consuming its result, where that is legal: the input is
-    used by the reduction alone, the consumer reads the result through identity views only and
-    comes before any other reader of the result, and the kernels stay within the binding
-    limit."""
+ANCHORS = ("reduce", "matmul")
+
+
+def absorb_around(graph: Graph, units: list, fusable, anchorable, max_bindings) -> list:
+    """``units`` (a partition's schedule) with each reduction merged with the group producing
+    its input, and each reduction or matmul with the group consuming its result, where the
+    backend can (``anchorable``) and it is legal: values the prologue computes are stored if
+    used elsewhere (only after the reduction), the epilogue reads the result through dense
+    views only and nothing made after the anchor, and kernels stay within the binding limit."""
     pinned = {v.value.id for v in graph.outputs} | {final.id for _, final in graph.mutated}
     producer: dict[int, int] = {}
     readers: dict[int, list[int]] = {}
@@ -152,12 +158,14 @@ def absorb_reductions(graph: Graph, units: list, fusable, reducible, max_binding
             readers.setdefault(v.id, []).append(k)
     replaced: dict[int, Node | None] = {}  # unit index -> its new unit (None: gone)
     for k, unit in enumerate(units):
-        if unit.prim != "reduce" or k in replaced or not reducible(unit, None, None):
+        if unit.prim not in ANCHORS or k in replaced or not anchorable(unit, None, None):
             continue
-        (xview,) = unit.reads()
-        x, w = xview.value, unit.results[0]
-        prologue, stored = None, ()
-        p = producer.get(x.id)
+        w = unit.results[0]
+        prologue, stored, p = None, (), None
+        if unit.prim == "reduce":
+            (xview,) = unit.reads()
+            x = xview.value
+            p = producer.get(x.id)
         g = None if p is None or p in replaced else _as_group(units[p], fusable)
         if g is not None and x.id in {r.id for r in g.results}:
             # values the group must still store: used elsewhere, each only after the reduction
@@ -172,17 +180,19 @@ def absorb_reductions(graph: Graph, units: list, fusable, reducible, max_binding
         later = sorted(set(readers.get(w.id, ())))
         if later and later[0] not in replaced:
             g = _as_group(units[later[0]], fusable)
-            if (g is not None and g.shape == w.shape
-                    and all(v.identity for m in g.members for v in m.reads()
+            # dense views (a reshape, keepdims) keep the result's C order: element i of the
+            # group is result i
+            if (g is not None and _s.size_of(g.shape) == w.size
+                    and all(v.dense for m in g.members for v in m.reads()
                             if v.value.id == w.id)
                     and all(producer.get(v.value.id, -1) < k for v in g.inputs
                             if v.value.id != w.id)):
                 epilogue, e = g, later[0]
         for pro, epi in ((prologue, epilogue), (prologue, None), (None, epilogue)):
             st = stored if pro is not None else ()
-            if (pro is None and epi is None) or not reducible(unit, pro, epi, st):
+            if (pro is None and epi is None) or not anchorable(unit, pro, epi, st):
                 continue
-            ins = list(pro.inputs if pro is not None else [xview])
+            ins = list(pro.inputs if pro is not None else unit.reads())
             outs = 1 + len(st)
             if epi is not None:
                 ins += [v for v in epi.inputs if v.value.id != w.id]
@@ -190,7 +200,7 @@ def absorb_reductions(graph: Graph, units: list, fusable, reducible, max_binding
             if _bindings(ins) + outs > max_bindings:
                 continue
             # at the reduction's place: the epilogue reads nothing made after it
-            replaced[k] = Reduction(pro, unit, epi, st)
+            replaced[k] = Anchored(pro, unit, epi, st)
             if pro is not None:
                 replaced[p] = None
             if epi is not None:
@@ -340,14 +350,14 @@ def _schedule(nodes, node_group) -> list[Node]:
             for u in order]
 
 
-def fused_graph(graph: Graph, fusable, max_bindings: int, reducible=None) -> Graph:
-    """A copy of ``graph`` whose nodes are the partition's units (reductions merged with their
-    prologue and epilogue groups where ``reducible`` says the backend can)."""
+def fused_graph(graph: Graph, fusable, max_bindings: int, anchorable=None) -> Graph:
+    """A copy of ``graph`` whose nodes are the partition's units (reductions and matmuls merged
+    with their prologue and epilogue groups where ``anchorable`` says the backend can)."""
     nodes = partition(graph, fusable, max_bindings)
-    if reducible is not None:
-        nodes = absorb_reductions(graph, nodes, fusable, reducible, max_bindings)
+    if anchorable is not None:
+        nodes = absorb_around(graph, nodes, fusable, anchorable, max_bindings)
     return Graph(graph.inputs, nodes, graph.outputs, graph.mutated, graph.consts,
                  graph.in_avals, graph.fun_name)
 
 
-__all__ = ["Group", "Reduction", "absorb_reductions", "fused_graph", "partition"]
+__all__ = ["ANCHORS", "Anchored", "Group", "absorb_around", "fused_graph", "partition"]

@@ -202,7 +202,7 @@ class Graph:
         if lowering is not None:
             graph = fused_graph(self, lowering.fusable,
                                 lowering.max_bindings(device._real_backend()),
-                                getattr(lowering, "reducible", None))
+                                getattr(lowering, "anchorable", None))
         return format_kernels(self, graph, device)
 
     __repr__ = __str__

@@ -152,16 +152,17 @@ def format_kernels(original: Graph, graph: Graph, device) -> str:
                          f"writes {outs}")
             for m in node.members:
                 lines.extend(_node_lines(m, namer, "      "))
-        elif node.prim == "fused_reduce":
+        elif node.prim in ("fused_reduce", "fused_matmul"):
             parts = [p for p in (node.prologue, node.epilogue) if p is not None]
             what = " and ".join(w for w, p in (("prologue", node.prologue),
                                                 ("epilogue", node.epilogue)) if p is not None)
             ins = " ".join(sorted({_ref(v, namer) for v in node.reads()}))
             outs = " ".join(namer(v) for v in node.results)
-            lines.append(f"  kernel {k}: reduction with a fused {what} "
+            anchor = "reduction" if node.anchor.prim == "reduce" else "matmul"
+            lines.append(f"  kernel {k}: {anchor} with a fused {what} "
                          f"({sum(len(p.members) for p in parts)} ops), reads {ins or '-'}, "
                          f"writes {outs}")
-            for p in (node.prologue, node.reduce, node.epilogue):
+            for p in (node.prologue, node.anchor, node.epilogue):
                 for m in ([] if p is None else getattr(p, "members", [p])):
                     lines.extend(_node_lines(m, namer, "      "))
         else:

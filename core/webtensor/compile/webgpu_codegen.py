@@ -18,6 +18,7 @@ import struct
 from functools import lru_cache
 
 from ..backends.webgpu import exprs, kernels
+from ..backends.webgpu import matmul as _matmul
 from ..backends.webgpu import reduce as _reduce
 from ..backends.webgpu.kernels import STORAGE, STORAGE_OF, Params
 from .fuse import Group
@@ -361,10 +362,15 @@ def group_step(exe, index: int, group: Group, fallback):
 _EPILOGUE_STORES = frozenset(s for s, st in STORAGE.items() if st.per_word == 1)
 
 
-def reducible(node: Node, prologue: Group | None, epilogue: Group | None, stored=()) -> bool:
-    """The reduce kernels can take ``prologue`` (storing ``stored`` of its values) and
-    ``epilogue`` around ``node``."""
-    if node.prim != "reduce" or node.base is not None or not node.written.identity:
+def anchorable(node: Node, prologue: Group | None, epilogue: Group | None, stored=()) -> bool:
+    """The reduce (or matmul) kernels can take ``prologue`` (storing ``stored`` of its values)
+    and ``epilogue`` around ``node``."""
+    if node.base is not None or not node.written.identity:
+        return False
+    if node.prim == "matmul":
+        return (prologue is None and node.results[0].dtype in _matmul.EPILOGUE_DTYPES
+                and (epilogue is None or _epilogue_ok(epilogue)))
+    if node.prim != "reduce":
         return False
     op, _out, xview, _axes = node.args
     t = storage_of(xview.dtype)
@@ -377,9 +383,12 @@ def reducible(node: Node, prologue: Group | None, epilogue: Group | None, stored
     if epilogue is not None:
         if storage_of(node.results[0].dtype) not in ("f32", "i32", "u32"):
             return False
-        if any(storage_of(v.dtype) not in _EPILOGUE_STORES for v in epilogue.results):
-            return False
+        return _epilogue_ok(epilogue)
     return True
+
+
+def _epilogue_ok(epilogue: Group) -> bool:
+    return all(storage_of(v.dtype) in _EPILOGUE_STORES for v in epilogue.results)
 
 
 class _Fragment:
@@ -443,6 +452,47 @@ def _epilogue(group: Group, result) -> tuple[_Fragment, list]:
     return _Fragment(wgsl, list(params.words)), layout.values
 
 
+def anchored_step(exe, index: int, node, fallback):
+    """The Executable step of an anchored reduction or matmul."""
+    if node.anchor.prim == "matmul":
+        return matmul_step(exe, index, node, fallback)
+    return reduce_step(exe, index, node, fallback)
+
+
+def matmul_step(exe, index: int, node, fallback):
+    """A matmul storing its epilogue's values with each result (``fallback``: one by one)."""
+    from ..tensor import Tensor
+
+    backend = exe.real
+    mm = node.anchor
+    _out, aview, bview = mm.args
+    result = mm.results[0]
+    epi, epi_values = _epilogue(node.epilogue, result)
+    epi_slots = [exe._slot_of(v) for v in epi_values]
+    epi_outs = [(exe._slot_of(v), v.dtype, v.size) for v in node.epilogue.results]
+    a_build, b_build = exe._view_builder(aview), exe._view_builder(bview)
+    out_slot = exe._slot_of(result)
+    shape, dtype, size = result.shape, result.dtype, result.size
+    device, limit, wrap = exe.device, backend.max_binding, Tensor._wrap
+    fused_matmul = _matmul.fused_matmul
+
+    def step(env):
+        bufs = [env[s] for s in epi_slots]
+        if any(b.size > limit for b in bufs):
+            fallback(env)
+            return
+        out = wrap(backend.alloc(dtype, size), shape, dtype, device)
+        epi.buffers = bufs
+        epi.outputs = [backend.alloc(dt, n) for _, dt, n in epi_outs]
+        if not fused_matmul(backend, out, a_build(env), b_build(env), epi):
+            fallback(env)
+            return
+        env[out_slot] = out._data
+        for (slot, _, _), b in zip(epi_outs, epi.outputs):
+            env[slot] = b
+    return step
+
+
 def reduce_step(exe, index: int, node, fallback):
     """The Executable step of a reduction with its prologue/epilogue: the reduce kernels'
     passes, the first computing the input elements, the last storing the epilogue's values
@@ -451,7 +501,7 @@ def reduce_step(exe, index: int, node, fallback):
     from ..tensor import Tensor
 
     backend = exe.real
-    red = node.reduce
+    red = node.anchor
     op, _out, xview, axes = red.args
     result = red.results[0]
     device = exe.device

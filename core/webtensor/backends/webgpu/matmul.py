@@ -151,16 +151,40 @@ def _loader(operand: str, mode: str, t: str) -> str:
     return "\n".join(["        {", *("            " + line for line in body), "        }"])
 
 
+# An epilogue's view of a result register (int32 accumulates in u32).
+_RESULT = {"float32": "{}", "int32": "bitcast<i32>({})", "uint32": "{}"}
+_NO_EPILOGUE = ("", 0, 0)
+
+
+def _with_epilogue(text: str, head: str, epilogue) -> str:
+    """``text`` with an epilogue's functions after the header (``epilogue``: its WGSL, extra
+    inputs, extra outputs, as ``fused_matmul`` passes it)."""
+    functions = epilogue[0]
+    return text if not functions else text.replace(head, head + "\n\n" + functions, 1)
+
+
+def _store(dtype_name: str, t: str, value: str, index: str, epilogue) -> str:
+    store = _CONV[t][2].format(value)
+    if not epilogue[0]:
+        return store
+    # the store's statement goes on with the epilogue's call (``out0[...] = <store>;``)
+    return f"{store};\n{' ' * 20}epilogue({index}, {_RESULT[dtype_name].format(value)})"
+
+
 @lru_cache(maxsize=256)
-def matmul_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int) -> Kernel:
+def matmul_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int,
+                  epilogue=_NO_EPILOGUE) -> Kernel:
     t, mac = _TYPES[_d.dtype(dtype_name)]
     words = {m: "vec4<u32>" if m in ("r", "k") else "u32" for m in (a_mode, b_mode)}
-    head, uniform = header([words[a_mode], words[b_mode]], ["u32"], slots)
+    _, n_in, n_out = epilogue
+    head, uniform = header([words[a_mode], words[b_mode]] + ["u32"] * n_in,
+                           ["u32"] * (1 + n_out), slots)
     text = Template(kernels.source("matmul")).substitute(
         header=head, T=t, mac=mac, a_word=words[a_mode], b_word=words[b_mode],
         load_a=_loader("a", a_mode, t), load_b=_loader("b", b_mode, t),
-        store=_CONV[t][2].format("acc[r][c]"))
-    return Kernel(kernels.with_libraries(text), 2, 1, uniform)
+        store=_store(dtype_name, t, "acc[r][c]", "out_row + j", epilogue))
+    return Kernel(kernels.with_libraries(_with_epilogue(text, head, epilogue)), 2 + n_in,
+                  1 + n_out, uniform)
 
 
 # scalar multiply-add for the one-element-per-invocation kernel (matmul_small.wgsl)
@@ -169,14 +193,17 @@ SMALL = 16  # outputs with fewer rows or columns, or k up to this, skip the 64x6
 
 
 @lru_cache(maxsize=64)
-def small_kernel(dtype_name: str, slots: int) -> Kernel:
+def small_kernel(dtype_name: str, slots: int, epilogue=_NO_EPILOGUE) -> Kernel:
     t, _ = _TYPES[_d.dtype(dtype_name)]
-    scalar, _, store = _CONV[t]
-    head, uniform = header(["u32", "u32"], ["u32"], slots)
+    scalar = _CONV[t][0]
+    _, n_in, n_out = epilogue
+    head, uniform = header(["u32"] * (2 + n_in), ["u32"] * (1 + n_out), slots)
     text = Template(kernels.source("matmul_small")).substitute(
         header=head, T=t, mac=_SMALL_MAC[t], load_a=scalar.format("in0[u32(a_at)]"),
-        load_b=scalar.format("in1[u32(b_at)]"), store=store.format("acc"))
-    return Kernel(kernels.with_libraries(text), 2, 1, uniform)
+        load_b=scalar.format("in1[u32(b_at)]"),
+        store=_store(dtype_name, t, "acc", "t", epilogue))
+    return Kernel(kernels.with_libraries(_with_epilogue(text, head, epilogue)), 2 + n_in,
+                  1 + n_out, uniform)
 
 
 def _any_loader(operand: str, mode: str, spec: _AnySpec) -> str:
@@ -249,9 +276,10 @@ def _mode(buffer_size: int, offset: int, batch_strides, s_r: int, s_k: int, exte
     return _scalar_mode(s_r, s_k)
 
 
-def matmul(backend, out, a, b) -> None:
+def matmul(backend, out, a, b, epilogue=None) -> None:
     """``out = a @ b`` on the GPU; ``out`` fresh (batch, M, N), ``a``/``b`` any views whose
-    batch dims broadcast to ``out``'s, dtype in ``DTYPES``."""
+    batch dims broadcast to ``out``'s, dtype in ``DTYPES``.  ``epilogue`` (float32, int32 and
+    uint32 only: see ``fused_matmul``) is called with each result as it is stored."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
     batch = tuple(out.shape[:-2])
@@ -275,21 +303,38 @@ def matmul(backend, out, a, b) -> None:
     params.add(tiles_n, tiles_m, groups, len(shape), a.offset, a_sm, a_sk, b.offset, b_sk, b_sn)
     for size, sa, sb in zip(shape, a_bs, b_bs):
         params.add(size, sa, sb)
+    fused, ins, outs = _NO_EPILOGUE, [a._data, b._data], [out._data]
+    if epilogue is not None:
+        fused = (epilogue.wgsl(len(params.words), 2, 1), len(epilogue.buffers),
+                 len(epilogue.outputs))
+        params.add(*epilogue.words)
+        ins += epilogue.buffers
+        outs += epilogue.outputs
     if a.dtype in _TYPES and (min(m, n) < SMALL or k <= SMALL):
         # one invocation per output element: no tile is mostly padding
         params.words[6] = out.size  # slot 6: invocations in use (matmul.wgsl: workgroups)
-        kernel = small_kernel(a.dtype.name, len(params.words))
-        backend.launch(kernel, [a._data, b._data, out._data], params,
-                       kernels.groups_for(out.size))
+        kernel = small_kernel(a.dtype.name, len(params.words), fused)
+        backend.launch(kernel, ins + outs, params, kernels.groups_for(out.size))
         return
     if a.dtype in _TYPES:
         a_mode = _mode(a._data.size, a.offset, a_bs, a_sm, a_sk, m, k)
         b_mode = _mode(b._data.size, b.offset, b_bs, b_sn, b_sk, n, k)
-        kernel = matmul_kernel(a.dtype.name, a_mode, b_mode, len(params.words))
+        kernel = matmul_kernel(a.dtype.name, a_mode, b_mode, len(params.words), fused)
     else:
         kernel = any_kernel(a.dtype.name, _scalar_mode(a_sm, a_sk), _scalar_mode(b_sn, b_sk),
                             len(params.words))
-    backend.launch(kernel, [a._data, b._data, out._data], params, groups)
+    backend.launch(kernel, ins + outs, params, groups)
+
+
+def fused_matmul(backend, out, a, b, epilogue) -> bool:
+    """``matmul`` for a compiled program, passing each result to ``epilogue`` as it is stored.
+    False where there is no such kernel (the caller runs matmul and epilogue one by one)."""
+    k = a.shape[-1]
+    if not (a.dtype in _TYPES and b.dtype is a.dtype and out.dtype is a.dtype and out.size
+            and k and backend.native_ok(out, a, b)):
+        return False
+    matmul(backend, out, a, b, epilogue)
+    return True
 
 
 def _batch_strides(t, batch) -> tuple[int, ...]:
@@ -308,6 +353,7 @@ def _batch_strides(t, batch) -> tuple[int, ...]:
 # -- the family's interface (backend.FAMILIES) ----------------------------------------------------
 
 PRIMITIVES = ("matmul",)
+EPILOGUE_DTYPES = frozenset(_TYPES)
 
 
 def supports(prim: str, op, dt) -> bool:

@@ -10,6 +10,8 @@ fn op(${op_params}) -> ${out_type} {
     return ${expr};
 }
 
+${functions}
+
 // Each invocation handles up to ${items} output words, a whole grid apart (neighbouring
 // invocations touch neighbouring words: coalesced on GPUs, fewer invocations on CPU adapters).
 @compute @workgroup_size(${wg})

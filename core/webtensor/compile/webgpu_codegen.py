@@ -174,27 +174,6 @@ def _s_size(shape) -> int:
     return n
 
 
-def _index(mode, j: int, nd: int, i: str, at: int, fns: dict) -> str:
-    """The buffer index of operand ``j`` whose parameters start at uniform slot ``at`` (0: a
-    kernel of its own, params.wgsl's functions; else constant slots, strided views through an
-    unrolled function)."""
-    if at == 0:
-        return kernels.index_expr(mode, j, nd, i)
-    base = at + 4 + nd + j * (nd + 1)
-    if mode == "scalar":
-        return f"prm({base}u)"
-    if mode:
-        return f"(prm({base}u) + {i})"
-    name = f"index_at{at}_{j}"
-    if name not in fns:
-        steps = [f"    off += i32(rem % prm({at + 4 + d}u)) * prm_i({base + 1 + d}u);\n"
-                 f"    rem = rem / prm({at + 4 + d}u);" for d in reversed(range(nd))]
-        fns[name] = "\n".join([f"fn {name}(i: u32) -> u32 {{", "    var rem = i;",
-                               f"    var off = prm_i({base}u);", *steps,
-                               "    return u32(off);", "}"])
-    return f"{name}({i})"
-
-
 def _emit(group: Group, layout: _Layout, at: int, first_binding: int, lit_slots: dict,
           idx: str, fns: dict, prefix: str, preset=None):
     """SSA lines computing every member of ``group`` at element ``idx``: (lines, register of
@@ -204,7 +183,7 @@ def _emit(group: Group, layout: _Layout, at: int, first_binding: int, lit_slots:
     view_name: dict[tuple, str] = {}
     nd = len(layout.cshape)
     for j, (view, st) in enumerate(zip(layout.views, layout.strides)):
-        index = _index(kernels.index_mode(layout.cshape, st), j, nd, idx, at, fns)
+        index = kernels.index_expr(kernels.index_mode(layout.cshape, st), j, nd, idx, at, fns)
         buf = f"in{first_binding + layout.binding_of[view.value.id]}"
         name = f"{prefix}x{j}"
         lines.append(f"let {name} = {STORAGE[storage_of(view.dtype)].load.format(buf=buf, idx=index)};")

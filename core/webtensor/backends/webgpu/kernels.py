@@ -178,17 +178,28 @@ def index_fn(mode) -> str:
     return "contiguous_index" if mode else "strided_index"
 
 
-def index_expr(mode, j: int, ndim: int, i: str = "i") -> str:
+def index_expr(mode, j: int, ndim: int, i: str = "i", at: int = 0, functions=None) -> str:
     """WGSL for the buffer index of operand ``j`` at C-order position ``i`` of a (collapsed)
-    ``ndim``-dim shape.  Contiguous and scalar operands read their offset from a constant
-    uniform slot: SwiftShader runs a dynamically indexed uniform read (params.wgsl's
-    ``operand_base``) about 1.5x slower per element over a whole kernel."""
-    base = 4 + ndim + j * (ndim + 1)
+    ``ndim``-dim shape whose parameters (params.wgsl's layout) start at uniform slot ``at``.
+    Every slot is a constant: SwiftShader runs a dynamically indexed uniform read (params.wgsl's
+    ``operand_base``, ``strided_index``) about 1.5x slower per element over a whole kernel.
+    Strided views get an unrolled function, added to ``functions`` (name -> WGSL); without
+    that dict they call params.wgsl's generic ``strided_index``."""
+    base = at + 4 + ndim + j * (ndim + 1)
     if mode == "scalar":
         return f"prm({base}u)"
     if mode:
         return f"(prm({base}u) + {i})"
-    return f"strided_index({i}, {j}u)"
+    if functions is None:
+        return f"strided_index({i}, {j}u)"
+    name = f"index_at{at}_{j}"
+    if name not in functions:
+        steps = [f"    off += i32(rem % prm({at + 4 + d}u)) * prm_i({base + 1 + d}u);\n"
+                 f"    rem = rem / prm({at + 4 + d}u);" for d in reversed(range(ndim))]
+        functions[name] = "\n".join([f"fn {name}(i: u32) -> u32 {{", "    var rem = i;",
+                                     f"    var off = prm_i({base}u);", *steps,
+                                     "    return u32(off);", "}"])
+    return f"{name}({i})"
 
 
 def index_mode(shape, strides):
@@ -214,9 +225,10 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
     args = [f"{names[j]}: {STORAGE[s].wgsl_type}" for j, (s, _) in enumerate(ins)]
     params = ", ".join(args + ["i: u32"] * index_arg)
     loads = []
+    functions: dict[str, str] = {}
     for j, (s, contiguous) in enumerate(ins):
         idx = f"i{j}"
-        loads.append(f"let {idx} = {index_expr(contiguous, j, ndim)};")
+        loads.append(f"let {idx} = {index_expr(contiguous, j, ndim, functions=functions)};")
         loads.append(f"let v{j} = {STORAGE[s].load.format(buf=f'in{j}', idx=idx)};")
     call = "op(" + ", ".join([f"v{j}" for j in range(len(ins))] + ["i"] * index_arg) + ")"
     if so.words > 1:
@@ -236,7 +248,8 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
                 "}",
                 "out0[t] = word;"]
     return render("map", len(ins), 1, slots, op_params=params, out_type=so.wgsl_type,
-                   expr=expr, body="\n".join("        " + line for line in body), items=ITEMS)
+                   expr=expr, body="\n".join("        " + line for line in body), items=ITEMS,
+                   functions="\n\n".join(functions.values()))
 
 
 @lru_cache(maxsize=256)

@@ -56,6 +56,27 @@ def test_fast_mode_is_numpys_own_arithmetic(dt):
     assert np.array_equal(got_mm, want_mm)
 
 
+_NUMPY_TRANSCENDENTALS = {"sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log",
+                          "tanh": "tanh", "log1p": "log1p",
+                          "atan": "arctan", "asinh": "arcsinh"}
+
+
+@pytest.mark.skipif("numpy" not in DEVICES, reason="needs the NumPy backend")
+@pytest.mark.parametrize("name", sorted(_NUMPY_TRANSCENDENTALS))
+def test_fast_float32_transcendentals_are_numpys_and_exact_mode_rounds_float64(name):
+    np = pytest.importorskip("numpy")
+    x = _data(DEVICES["numpy"], wt.float32, (5000,), 7) * 3
+    ufunc = getattr(np, _NUMPY_TRANSCENDENTALS[name])
+    with np.errstate(all="ignore"):
+        want_fast = ufunc(x.numpy())
+        want_exact = ufunc(x.numpy().astype(np.float64)).astype(np.float32)
+    with wt.set_precision("fast"):
+        fast = getattr(wt, name)(x).numpy()
+    exact = getattr(wt, name)(x).numpy()
+    assert np.array_equal(fast, want_fast, equal_nan=True)
+    assert np.array_equal(exact, want_exact, equal_nan=True)
+
+
 @pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
 def test_the_python_backend_computes_as_in_exact_mode(dt):
     dev = DEVICES["python"]

@@ -410,9 +410,21 @@ BINARY = {
 
 # Transcendental ops of narrow floats run in float64 (complex64 in complex128): NumPy's float32
 # SIMD versions are up to 3-4 ULP off; rounding the float64 result is nearly always exact.
+# wt.set_precision("fast"): float32 ones run in NumPy's own float32 loops (about 10x faster),
+# as NumPy computes them.
 _TRANSCENDENTAL = _ops.TRANSCENDENTAL
 _WIDEN = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64,
           np.dtype(np.complex64): np.complex128}
+_F32 = np.dtype(np.float32)
+
+
+def _widened(op: str, fn, dtype):
+    """The dtype ``op`` computes in for ``dtype`` values (None: the values' own)."""
+    if op not in _TRANSCENDENTAL or dtype not in _WIDEN:
+        return None
+    if dtype == _F32 and isinstance(_REAL_UFUNC.get(fn, fn), np.ufunc) and _precision.fast():
+        return None
+    return _WIDEN[dtype]
 
 
 def _bf16_nextafter(xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
@@ -813,8 +825,8 @@ class NumpyBackend(Backend):
     def unary(self, op, out, x):
         a = self.values(x)
         fn = UNARY[op]
-        if op in _TRANSCENDENTAL and a.dtype in _WIDEN:
-            a = a.astype(_WIDEN[a.dtype])
+        if (wide := _widened(op, fn, a.dtype)) is not None:
+            a = a.astype(wide)
         if op == "bitwise_invert" and x.dtype is _d.bool:
             result = ~a
         elif (ufunc := self._into(fn, out, a.dtype)) is not None:
@@ -833,8 +845,8 @@ class NumpyBackend(Backend):
         fn = BINARY[op]
         if a.dtype is _d.bool and op in _BOOL_BINARY:
             fn = _BOOL_BINARY[op]
-        if op in _TRANSCENDENTAL and x.dtype in _WIDEN:
-            x, y = x.astype(_WIDEN[x.dtype]), y.astype(_WIDEN[y.dtype])
+        if (wide := _widened(op, fn, x.dtype)) is not None:
+            x, y = x.astype(wide), y.astype(_WIDEN[y.dtype])
         elif x.dtype == y.dtype and (ufunc := self._into(fn, out, x.dtype)) is not None:
             _quietly(ufunc, x, y, out._data.reshape(out.shape))  # straight into the output
             return

@@ -356,5 +356,40 @@ def test_small_kernel_has_the_tiled_kernels_bits(shape, dt, monkeypatch):
                                                                           else 1), shape[1])
     small = (a @ b).tobytes()
     monkeypatch.setattr(mm, "SMALL", 0)
+    monkeypatch.setattr(mm, "_direct_mode", lambda *args: None)
     tiled = (a @ b).tobytes()
     assert small == tiled
+
+
+@pytest.mark.parametrize("case", [
+    ("k", (128, 96), (96, 256), False),  # row-major A: vec4 along k
+    ("r", (96, 128), (96, 256), True),  # transposed A: vec4 along rows
+    ("k", (70, 36), (36, 68), False),  # rows past M: clamped loads, no stores
+    ("k", (3, 66, 20), (20, 40), False),  # a batch against one matrix
+    ("r", (2, 20, 64), (2, 20, 32), True),  # batched, transposed A
+    (None, (64, 30), (30, 64), False),  # K not a multiple of 4: the tiled kernel
+    (None, (64, 32), (64, 32), "b"),  # transposed B: the tiled kernel
+])
+@pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint32])
+def test_direct_kernel_has_the_tiled_kernels_bits(case, dt, monkeypatch):
+    """Operands laid out for vec4 loads skip the workgroup tiles (matmul_direct.wgsl); the
+    result is the tiled kernel's, bit for bit (fma in k order)."""
+    from webtensor.backends.webgpu import matmul as mm
+
+    mode, sa, sb, transpose = case
+    n_a, n_b = math.prod(sa), math.prod(sb)
+    scale = 0.37 if dt.kind == "f" else 1
+    a = wt.reshape(wt.astype(wt.arange(n_a, device=GPU) % 17, dt) * scale, sa)
+    b = wt.reshape(wt.astype(wt.arange(n_b, device=GPU) % 13, dt) * scale, sb)
+    if transpose is True:
+        a = wt.matrix_transpose(a)
+    elif transpose == "b":
+        b = wt.matrix_transpose(b)
+    chosen = []
+    real = mm._direct_mode
+    monkeypatch.setattr(mm, "_direct_mode", lambda *args: chosen.append(real(*args))
+                        or chosen[-1])
+    direct = (a @ b).tobytes()
+    assert chosen == [mode]
+    monkeypatch.setattr(mm, "_direct_mode", lambda *args: None)
+    assert direct == (a @ b).tobytes()

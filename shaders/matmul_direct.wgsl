@@ -1,0 +1,64 @@
+// Batched matrix product without workgroup memory: out0[z, i, j] = sum over k of
+// A[z, i, k] * B[z, k, j], for operands laid out for vec4 loads (B: unit column stride; A: unit
+// k stride, mode "k", or unit row stride, mode "r"; every vec4 aligned; N and K multiples of 4).
+// Bindings and params: those of matmul.wgsl (out0 and the loads as vec4 words here).
+// Each 16x16 workgroup computes a 64x64 output tile, each invocation a 4x4 register tile
+// straight from the buffers: on CPU adapters (SwiftShader, lavapipe) the caches serve the
+// reuse that workgroup tiles would, without their barriers.  Accumulation is the same as
+// matmul.wgsl's (fma in k order), so the results are the same bits.
+// Dtypes: ${T} (f32, or u32 serving i32 and u32).
+${header}
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_id) lid: vec3<u32>) {
+    let g = wid.x + (wid.y + wid.z * nwg.y) * nwg.x;
+    if (g >= prm(6u)) {
+        return;
+    }
+    let M = prm(1u);
+    let N = prm(2u);
+    let K = prm(3u);
+    let tn = g % prm(4u);
+    let rest = g / prm(4u);
+    let tm = rest % prm(5u);
+    let z = rest / prm(5u);
+    var a_base = prm_i(8u);
+    var b_base = prm_i(11u);
+    var left = z;
+    for (var d = prm(7u); d > 0u; d = d - 1u) {
+        let slot = 14u + 3u * (d - 1u);
+        let size = prm(slot);
+        let c = i32(left % size);
+        left = left / size;
+        a_base += c * prm_i(slot + 1u);
+        b_base += c * prm_i(slot + 2u);
+    }
+    let a_sm = prm_i(9u);
+    let a_sk = prm_i(10u);
+    let b_sk = prm_i(12u);
+    let col = tn * 64u + lid.x * 4u;
+    let row = tm * 64u + lid.y * 4u;
+    if (col >= N || row >= M) {
+        return;
+    }
+    // rows past M read the last row (in bounds) and are not stored
+    let r1 = i32(min(row + 1u, M - 1u));
+    let r2 = i32(min(row + 2u, M - 1u));
+    let r3 = i32(min(row + 3u, M - 1u));
+    var acc0 = vec4<${T}>();
+    var acc1 = vec4<${T}>();
+    var acc2 = vec4<${T}>();
+    var acc3 = vec4<${T}>();
+    var b_at = b_base + i32(col);
+    for (var k = 0u; k < K; k = k + 4u) {
+        let b0 = ${load_b0};
+        let b1 = ${load_b1};
+        let b2 = ${load_b2};
+        let b3 = ${load_b3};
+        b_at += 4 * b_sk;
+${body}
+    }
+    let at = (z * M + row) * N + col;
+${store}
+}

@@ -28,7 +28,10 @@ const WORKLOADS = [
   { name: "8-op chain 1M jit, fast", kind: "chain_jit_fast", n: CHAIN_SIZE,
     bytes: 2 * 4 * CHAIN_SIZE },
   { name: "sum 16M", kind: "sum", n: SUM_SIZE, bytes: 4 * SUM_SIZE },
+  // webtensor with wt.set_precision("fast"): plain float32 additions, as the peers sum
+  { name: "sum 16M, fast", kind: "sum_fast", n: SUM_SIZE, bytes: 4 * SUM_SIZE },
   { name: "MLP train step jit", kind: "mlp", n: MLP.batch, flop: MLP_FLOP },
+  { name: "MLP train step jit, fast", kind: "mlp_fast", n: MLP.batch, flop: MLP_FLOP },
 ];
 
 function randomFloats(n, seed) {
@@ -65,7 +68,7 @@ const libraries = {
     await tf.setBackend("webgpu");
     await tf.ready();
     return async (w) => {
-      if (["chain_jit", "chain_jit_fast", "mlp"].includes(w.kind)) return null;  // no jit
+      if (["chain_jit", "chain_jit_fast", "mlp", "mlp_fast"].includes(w.kind)) return null;  // no jit
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const a = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 1), shape);
       const b = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 2), shape);
@@ -77,6 +80,7 @@ const libraries = {
           return tf.exp(tf.sqrt(tf.abs(tf.sub(y, 0.25))));
         }),
         sum: () => tf.sum(a),
+        sum_fast: () => tf.sum(a),
       }[w.kind];
       const finish = async (r) => {
         const one = tf.slice(tf.reshape(r, [-1]), [0], [1]);
@@ -113,7 +117,7 @@ const libraries = {
       return [value, params.map((p, i) => p.sub(grads[i].mul(0.1)))];
     });
     return async (w) => {
-      if (w.kind === "mlp") {
+      if (w.kind === "mlp" || w.kind === "mlp_fast") {  // (jax-js has one precision)
         const [n0, n1, n2] = MLP.sizes;
         let params = [np.array(randomFloats(n0 * n1, 3)).reshape([n0, n1]).mul(0.05),
                       np.zeros([n1]), np.array(randomFloats(n1 * n2, 4)).reshape([n1, n2]).mul(0.05),
@@ -143,6 +147,7 @@ const libraries = {
         chain_jit: () => chain(a.ref),
         chain_jit_fast: () => chain(a.ref),  // (jax-js has only its built-in transcendentals)
         sum: () => np.sum(a.ref),
+        sum_fast: () => np.sum(a.ref),
       }[w.kind];
       const finish = async (r) => {
         const [value] = await r.ravel().slice([0, 1]).data();
@@ -203,10 +208,11 @@ def _mlp_setup(batch, sizes):
     return [params], x, y
 
 async def wt_bench(kind, n):
-    if kind == "mlp":
+    if kind in ("mlp", "mlp_fast"):
         state, x, y = _mlp_setup(n, ${JSON.stringify(MLP.sizes)})
         def step():
-            value, state[0] = _train_step(state[0], x, y)
+            with wt.set_precision("fast" if kind == "mlp_fast" else "exact"):
+                value, state[0] = _train_step(state[0], x, y)
             return value
         return await _time(step)
     shape = (n, n) if kind == "matmul" else (n,)
@@ -227,7 +233,8 @@ async def wt_bench(kind, n):
         if kind == "chain_jit_fast":
             with wt.set_precision("fast"):
                 return _chain_jit(a)
-        return wt.sum(a)
+        with wt.set_precision("fast" if kind == "sum_fast" else "exact"):
+            return wt.sum(a)
     return await _time(step)
 
 async def _time(step):

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import webtensor as wt
 from _oracle import BACKENDS, DEVICES
@@ -532,3 +534,43 @@ def test_integer_inputs_get_no_gradient_and_stop_gradient_stops_host_nodes(dev):
     g = wt.grad(lambda x: wt.linalg.det(wt.stop_gradient(x)) * wt.sum(x))(a)
     d = wt.linalg.det(a).item()
     assert_close(g.tolist(), [[d] * 3] * 3, 1e-5, 1e-6)
+
+
+# -- the transforms' transposes, as a property ------------------------------------------------------
+
+_KINDS = {"fft": True, "ifft": True, "rfft": False, "irfft": True, "hfft": True, "ihfft": False}
+
+
+@st.composite
+def _transform_calls(draw):
+    name = draw(st.sampled_from(sorted(_KINDS)))
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    axis = draw(st.integers(0, len(shape) - 1))
+    n = draw(st.none() | st.integers(1, 8))
+    if n is None and name in ("irfft", "hfft") and shape[axis] < 2:
+        n = 1  # the default 2 * (m - 1) points need m >= 2
+    norm = draw(st.sampled_from(_NORMS))
+    return name, shape, axis, n, norm, draw(st.integers(0, 2 ** 16))
+
+
+@settings(max_examples=60)
+@given(_transform_calls())
+def test_transform_rules_are_transposes_of_each_other(call):
+    """<g, J t> == <J^T g, t> under the bilinear pairing re(sum(u * v)): the forward rule and
+    the explicit transpose describe the same linear map, whatever the shape, axis, n, norm."""
+    name, shape, axis, n, norm, seed = call
+    dev = _cpu_oracle()
+    cdt = _KINDS[name]
+    dt = wt.complex128 if cdt else wt.float64
+
+    def f(x):
+        return getattr(wt.fft, name)(x, n=n, axis=axis, norm=norm)
+    x = wt.reshape(wt.asarray(_entries(shape, seed, cdt), dtype=dt, device=dev), shape)
+    t = wt.reshape(wt.asarray(_entries(shape, seed + 1, cdt), dtype=dt, device=dev), shape)
+    y, jt = wt.jvp(f, (x,), (t,))
+    g = wt.reshape(wt.asarray(_entries(y.shape, seed + 2, y.dtype.kind == "c"), dtype=y.dtype,
+                              device=dev), y.shape)
+    (jg,) = wt.vjp(f, x)[1](g)
+    lhs = wt.sum(wt.real(g * jt)).item()
+    rhs = wt.sum(wt.real(jg * t)).item()
+    assert math.isclose(lhs, rhs, rel_tol=1e-9, abs_tol=1e-9), (call, lhs, rhs)

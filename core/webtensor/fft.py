@@ -8,7 +8,9 @@ CPU backend each 1-D transform is ``numpy.fft`` in complex128; elsewhere the lin
 are read back once and transformed in double precision by a pure-Python FFT (iterative radix-2
 for powers of two, Bluestein's chirp-z for other lengths, so every length is O(n log n)), then
 written back rounded to the result dtype.  Set ``webtensor.fft._USE_NUMPY = False`` to force the
-pure-Python kernel.  Multi-axis transforms apply the 1-D transform axis by axis.
+pure-Python kernel.  Multi-axis transforms apply the 1-D transform axis by axis.  Each 1-D
+transform is a host function (``api/_host.py``: ``fft.c2c``, ``fft.r2c``, ``fft.c2r``), one node
+when traced, so the transforms jit, batch and differentiate (``docs/autodiff.md``).
 
 Dtypes (NumPy 2 semantics): complex64/complex128 keep their dtype; real inputs become the complex
 dtype of their precision (float32, float16 and bfloat16 -> complex64, float64 -> complex128);

@@ -12,7 +12,10 @@ are read back once, computed in double precision (Python floats / complex) and w
 rounded to the result dtype.  On the NumPy CPU backend the same functions call ``numpy.linalg``
 in float64/complex128 instead (faster, same results within rounding); set
 ``webtensor.linalg._USE_NUMPY = False`` to force the pure-Python kernels.  A device with its own
-kernels can replace these paths behind the same functions.
+kernels can replace these paths behind the same functions.  Each decomposition is a host
+function (``api/_host.py``): traced, it is one node whose results are known by shape and dtype,
+so ``wt.jit``, ``wt.grad``, ``wt.jvp`` and ``wt.vmap`` go through it (the derivative rules are in
+``compile/host_rules.py``; ``docs/autodiff.md`` lists them).
 
 Dtypes: floating and complex inputs keep their dtype (float16 and bfloat16 included: computed in
 double, rounded once); bool and integer inputs compute in the default float dtype (float64 in

@@ -152,7 +152,7 @@ def transpose_jvp(jvp, ins, outs, gs, static, diff) -> list:
         if any(v.id in live for v in node.read_values()):
             live.update(r.id for r in node.results)
     stop = frozenset(v.id for v in graph.values() if v.id not in live)
-    grads = backward(graph, rp, [None if g is None else g for g in gs], stop)
+    grads = backward(graph, rp, list(gs), stop)
     cts = [None] * len(ins)
     for i, g in zip(diff, grads[:len(leaves)]):
         cts[i] = g

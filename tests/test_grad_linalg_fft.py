@@ -50,14 +50,6 @@ def _entries(shape, seed, cplx):
     return [rng.uniform(-1, 1) for _ in range(n)]
 
 
-def _matrix_rows(vals, shape):
-    """Nested lists of ``vals`` in ``shape``."""
-    if len(shape) == 1:
-        return list(vals)
-    step = math.prod(shape[1:])
-    return [_matrix_rows(vals[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
-
-
 def _flat(v):
     if isinstance(v, list):
         return [e for item in v for e in _flat(item)]
@@ -120,18 +112,15 @@ def _svd_view(xp, res):
     return s, xp.abs(u) ** 2, xp.abs(vh) ** 2, u @ vh
 
 
-def _herm(xp, a):
-    """What a routine reading the lower triangle (and the diagonal's real part) sees; JAX
-    symmetrizes its inputs instead, so its twin applies this first."""
+def _wt_or_jax_lower(xp, a):
+    """webtensor reads the lower triangle (and the diagonal's real part); JAX symmetrizes its
+    input instead, so its twin is given the Hermitian matrix webtensor sees."""
+    if xp is wt:
+        return a
     low = xp.tril(a, k=-1)
-    d = xp.real(xp.linalg.diagonal(a)) if hasattr(xp.linalg, "diagonal") else \
-        xp.real(xp.diagonal(a, axis1=-2, axis2=-1))
+    d = xp.real(xp.diagonal(a, axis1=-2, axis2=-1))
     eye = xp.eye(a.shape[-1], dtype=a.dtype)
     return low + xp.conj(xp.matrix_transpose(low)) + xp.astype(d, a.dtype)[..., None, :] * eye
-
-
-def _wt_or_jax_lower(xp, a):
-    return a if xp is wt else _herm(xp, a)
 
 
 def _linalg_cases(cplx: bool) -> dict:
@@ -431,8 +420,7 @@ def test_jit_records_one_host_node_and_fuses_the_rest(dev):
 @pytest.mark.parametrize("name", _PROGRAM_CASES)
 def test_vmap_equals_a_loop(dev, name):
     case = CASES[name]
-    batch = [_cases_inputs(name, dev) for _ in range(1)]
-    xs = batch[0]
+    xs = _cases_inputs(name, dev)
     # a batch of 3 examples: scaled copies of the inputs
     stacks = [wt.stack([x * s for s in (1.0, 0.5, 1.5)]) for x in xs]
 

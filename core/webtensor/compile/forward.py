@@ -223,7 +223,7 @@ JVP = {"unary": _elementwise, "binary": _elementwise, "where": _where, "cast": _
        "copy": _same, "assign": _same, "reduce": _reduce, "scan": _scan, "matmul": _matmul,
        "gather": _gather, "scatter": _scatter, "sort": _sort}
 
-CONTROL_JVP: dict = {}  # cond, while_loop, scan_loop: registered by control.py
+CONTROL_JVP: dict = {}  # cond, while_loop, scan_loop (control.py), host (host.py)
 
 
 def jvp(fun, primals, tangents):

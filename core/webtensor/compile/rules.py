@@ -409,7 +409,7 @@ VJP = {
     "scatter": _scatter_vjp, "sort": _sort_vjp,
 }
 
-CONTROL_VJP: dict = {}  # control.py's nodes (cond, scan_loop, while_loop): ad_control.py
+CONTROL_VJP: dict = {}  # cond, scan_loop, while_loop (control.py), host (host.py)
 
 
 def stop_gradient(x):

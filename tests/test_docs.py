@@ -31,8 +31,8 @@ def test_promotion_page_examples_run():
     assert result.failed == 0
 
 
-@pytest.mark.parametrize("page", ["dtypes.md", "interop.md"])
-def test_dtype_and_interop_page_examples_run(page):
+@pytest.mark.parametrize("page", ["dtypes.md", "interop.md", "autodiff.md"])
+def test_page_examples_run(page):
     if not (DOCS / page).exists():
         pytest.skip("docs/ is not part of this tree")
     pytest.importorskip("numpy")  # the examples use NumPy's cpu backend and np.from_dlpack

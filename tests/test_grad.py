@@ -14,7 +14,7 @@ import pytest
 import webtensor as wt
 from _oracle import DEVICES
 from webtensor import ops
-from webtensor.compile.rules import NONDIFF, PARTIALS
+from webtensor.compile.rules import LINEAR, NONDIFF, PARTIALS
 
 CPU = [pytest.param(d, id=n) for n, d in DEVICES.items() if n != "webgpu"]
 
@@ -36,11 +36,17 @@ def numeric_grad(f, xs, eps=1e-6):
         args[k] = wt.reshape(wt.asarray(vals, dtype=x.dtype, device=x.device), x.shape)
         return f(*args).item()
 
+    def partial(k, flat, i, step):
+        return (at(k, flat, i, step) - at(k, flat, i, -step)) / (2 * eps)
+
     grads = []
     for k, x in enumerate(xs):
         flat = _flatten(x.tolist() if x.ndim else [x.item()])
-        grads.append([(at(k, flat, i, eps) - at(k, flat, i, -eps)) / (2 * eps)
-                      for i in range(len(flat))])
+        if x.dtype.kind == "c":  # JAX's convention: df/dre - i df/dim
+            grads.append([complex(partial(k, flat, i, eps), -partial(k, flat, i, eps * 1j))
+                          for i in range(len(flat))])
+        else:
+            grads.append([partial(k, flat, i, eps) for i in range(len(flat))])
     return grads
 
 
@@ -57,7 +63,7 @@ def assert_close(got, want, rtol=1e-6, atol=1e-7, context=""):
     got, want = _flatten(got), _flatten(want)
     assert len(got) == len(want), context
     for a, b in zip(got, want):
-        assert math.isclose(a, b, rel_tol=rtol, abs_tol=atol), (context, got, want)
+        assert abs(a - b) <= max(rtol * max(abs(a), abs(b)), atol), (context, got, want)
 
 
 def check_grad(f, *xs, rtol=1e-5, atol=1e-6):
@@ -76,6 +82,9 @@ def projected(fn, out_shape_seed=0):
         rng = random.Random(out_shape_seed + y.size)
         w = wt.reshape(wt.asarray([rng.uniform(-1, 1) for _ in range(y.size)],
                                   dtype=y.dtype, device=y.device), y.shape)
+        if y.dtype.kind == "c":  # a complex output: a complex weight, the real part
+            w = w * complex(0.6, rng.uniform(-1, 1))
+            return wt.sum(wt.real(y * w))
         return wt.sum(y * w)
     return f
 
@@ -95,9 +104,18 @@ def values(dev, shape, lo=-2.0, hi=2.0, seed=0, avoid=()):
 
 def test_every_float_op_has_a_rule_or_is_marked():
     missing = [op.name for op in ops.ELEMENTWISE.values() if set(op.kinds) & set("fc")
-               and op.name not in PARTIALS and op.name not in NONDIFF]
+               and op.name not in PARTIALS and op.name not in NONDIFF and op.name not in LINEAR]
     assert missing == [], f"ops with neither a derivative rule nor a NONDIFF mark: {missing}"
-    assert not set(PARTIALS) & NONDIFF
+    assert not set(PARTIALS) & NONDIFF and not set(LINEAR) & (NONDIFF | set(PARTIALS))
+
+
+def test_every_host_function_has_a_rule():
+    from webtensor.api._host import HOST
+    from webtensor.compile.host_rules import HOST_RULES
+
+    assert sorted(HOST) == sorted(HOST_RULES), "host functions and derivative rules differ"
+    # the families the linalg and fft modules hand to the host
+    assert {n.split(".")[0] for n in HOST} == {"linalg", "fft"}
 
 
 # domains keeping each op away from its kinks and poles
@@ -134,6 +152,105 @@ def test_binary_rules_match_finite_differences(dev, name):
         # stay away from the jumps of the remainder (multiples of b)
         a = a + 0.01
     check_grad(projected(getattr(wt, name)), a, b)
+
+
+# -- complex inputs: JAX's convention -----------------------------------------------------------
+
+def complex_values(dev, shape, seed=0, re=(0.3, 1.5), im=(0.2, 1.0)):
+    """Complex128 values off the real and imaginary axes (where the branch cuts are)."""
+    rng = random.Random(seed)
+    vals = [complex(rng.uniform(*re), rng.uniform(*im)) for _ in range(math.prod(shape))]
+    return wt.reshape(wt.asarray(vals, dtype=wt.complex128, device=dev), shape)
+
+
+COMPLEX_UNARY = sorted(op.name for op in ops.UNARY if "c" in op.kinds
+                       and (op.name in PARTIALS or op.name in LINEAR))
+COMPLEX_BINARY = sorted(op.name for op in ops.BINARY if "c" in op.kinds and op.name in PARTIALS)
+_JAX_NAMES = {"phase": "angle", "pow": "power", "positive": "positive"}
+
+
+def _jax_fn(name):
+    jnp = pytest.importorskip("jax").numpy
+    return getattr(jnp, _JAX_NAMES.get(name, name))
+
+
+@pytest.mark.parametrize("name", COMPLEX_UNARY)
+def test_complex_unary_rules_match_finite_differences(dev, name):
+    z = complex_values(dev, (2, 3), seed=len(name))
+    check_grad(projected(getattr(wt, name)), z)
+    # forward mode: the same linear map, checked against the Jacobian's action
+    t = complex_values(dev, (2, 3), seed=7, re=(-1, 1), im=(-1, 1))
+    eps = 1e-6
+    fd = (getattr(wt, name)(z + t * eps) - getattr(wt, name)(z - t * eps)) / (2 * eps)
+    _, tan = wt.jvp(getattr(wt, name), (z,), (t,))
+    assert_close(tan.tolist(), fd.tolist(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", COMPLEX_BINARY)
+def test_complex_binary_rules_match_finite_differences(dev, name):
+    a = complex_values(dev, (2, 3), seed=1)
+    b = complex_values(dev, (3,), seed=2)
+    check_grad(projected(getattr(wt, name)), a, b)
+
+
+def test_complex_from_parts_and_real_inputs_through_complex_ops(dev):
+    x, y = values(dev, (3,), seed=3), values(dev, (3,), seed=4)
+    check_grad(projected(wt.complex), x, y)
+    check_grad(projected(lambda a: wt.exp(wt.astype(a, wt.complex128) * 1j) * a), x)
+    # sign is piecewise constant (zero derivative, as JAX says), conj a real-linear map
+    z = complex_values(dev, (3,), seed=5)
+    assert wt.grad(lambda a: wt.sum(wt.real(wt.sign(a) * 2j)))(z).tolist() == [0j] * 3
+    g = wt.grad(lambda a: wt.sum(wt.imag(wt.conj(a) * a * (1 + 2j))))(z)
+    check_grad(lambda a: wt.sum(wt.imag(wt.conj(a) * a * (1 + 2j))), z)
+    assert g.dtype is wt.complex128
+
+
+@pytest.mark.parametrize("name", COMPLEX_UNARY + COMPLEX_BINARY)
+def test_complex_rules_against_jax(dev, name):
+    jax = pytest.importorskip("jax")
+    import numpy as np
+
+    jax.config.update("jax_enable_x64", True)
+    arity = 2 if name in COMPLEX_BINARY else 1
+    zs = [complex_values(dev, (2, 3), seed=k + 11) for k in range(arity)]
+    w = np.asarray(complex_values(dev, (2, 3), seed=3, re=(-1, 1), im=(-1, 1)).tolist())
+    ours = wt.grad(lambda *a: wt.sum(wt.real(getattr(wt, name)(*a) * wt.asarray(w, device=dev))),
+                   argnums=tuple(range(arity)))(*zs)
+    jf = _jax_fn(name)
+    theirs = jax.grad(lambda *a: jax.numpy.sum(jax.numpy.real(jf(*a) * w)),
+                      argnums=tuple(range(arity)))(*[np.asarray(z.tolist()) for z in zs])
+    for g, j in zip(ours, theirs):
+        assert np.allclose(np.asarray(g.tolist()), np.asarray(j), rtol=1e-10, atol=1e-12), name
+    t = [np.asarray(complex_values(dev, (2, 3), seed=k + 21).tolist()) for k in range(arity)]
+    _, tan = wt.jvp(getattr(wt, name), tuple(zs), tuple(wt.asarray(v, device=dev) for v in t))
+    _, jtan = jax.jvp(jf, tuple(np.asarray(z.tolist()) for z in zs), tuple(t))
+    assert np.allclose(np.asarray(tan.tolist()), np.asarray(jtan), rtol=1e-10, atol=1e-12), name
+
+
+@pytest.mark.parametrize("name", COMPLEX_UNARY)
+def test_complex_second_derivatives_against_jax(dev, name):
+    # the derivative of a rule is taken through the rule itself: it must be differentiable
+    # (abs's conj(x) / |x|, not conj(sign(x)), whose sign has a zero derivative)
+    jax = pytest.importorskip("jax")
+    import numpy as np
+
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    z = complex_values(dev, (4,), seed=len(name) + 1)
+    w = np.asarray(complex_values(dev, (4,), seed=3, re=(-1, 1), im=(-1, 1)).tolist())
+    w2 = np.asarray(complex_values(dev, (4,), seed=4, re=(-1, 1), im=(-1, 1)).tolist())
+    op, jop = getattr(wt, name), _jax_fn(name)
+
+    def ours(a):
+        g = wt.grad(lambda u: wt.sum(wt.real(op(u) * wt.asarray(w, device=dev))))(a)
+        return wt.sum(wt.real(g * wt.asarray(w2, device=dev)))
+
+    def theirs(a):
+        g = jax.grad(lambda u: jnp.sum(jnp.real(jop(u) * w)))(a)
+        return jnp.sum(jnp.real(g * w2))
+    got = wt.grad(ours)(z)
+    want = jax.grad(theirs)(np.asarray(z.tolist()))
+    assert np.allclose(np.asarray(got.tolist()), np.asarray(want), rtol=1e-9, atol=1e-11), name
 
 
 def test_maximum_minimum_split_ties_equally(dev):

@@ -8,7 +8,9 @@ CPU backend each 1-D transform is ``numpy.fft`` in complex128; elsewhere the lin
 are read back once and transformed in double precision by a pure-Python FFT (iterative radix-2
 for powers of two, Bluestein's chirp-z for other lengths, so every length is O(n log n)), then
 written back rounded to the result dtype.  Set ``webtensor.fft._USE_NUMPY = False`` to force the
-pure-Python kernel.  Multi-axis transforms apply the 1-D transform axis by axis.
+pure-Python kernel.  Multi-axis transforms apply the 1-D transform axis by axis.  Each 1-D
+transform is a host function (``api/_host.py``: ``fft.c2c``, ``fft.r2c``, ``fft.c2r``), one node
+when traced, so the transforms jit, batch and differentiate (``docs/autodiff.md``).
 
 Dtypes (NumPy 2 semantics): complex64/complex128 keep their dtype; real inputs become the complex
 dtype of their precision (float32, float16 and bfloat16 -> complex64, float64 -> complex128);
@@ -27,6 +29,7 @@ from . import dtypes as _d
 from . import ops as _ops
 from . import shape as _s
 from .api._common import as_tensor, axis_index, check_supported, float_dtype_for
+from .api._host import call, host_function
 from .tensor import Tensor, cast, from_values
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
@@ -178,7 +181,23 @@ _PY_KIND = {"c2c": _line_c2c, "r2c": _line_r2c, "c2r": _line_c2r}
 
 def _transform(x: Tensor, axis: int, n: int, norm: str, kind: str, inverse: bool,
                out_dt) -> Tensor:
-    """One 1-D transform of ``x`` along ``axis`` (already normalized) with ``n`` points."""
+    """One 1-D transform of ``x`` along ``axis`` (already normalized) with ``n`` points: the
+    host function ``fft.<kind>`` (c2c, r2c or c2r)."""
+    out_len = n // 2 + 1 if kind == "r2c" else n
+    shape = x.shape[:axis] + (out_len,) + x.shape[axis + 1:]
+    return call(f"fft.{kind}", (x,), [(shape, out_dt)], axis=axis, n=n, norm=norm,
+                inverse=inverse, out_dt=out_dt)[0]
+
+
+def _host_transform(kind: str):
+    def run(x: Tensor, *, axis: int, n: int, norm: str, inverse: bool, out_dt) -> Tensor:
+        return _run_transform(x, axis, n, norm, kind, inverse, out_dt)
+    run.__name__ = f"_{kind}_host"
+    return host_function(f"fft.{kind}", axis_params=("axis",))(run)
+
+
+def _run_transform(x: Tensor, axis: int, n: int, norm: str, kind: str, inverse: bool,
+                   out_dt) -> Tensor:
     out_len = n // 2 + 1 if kind == "r2c" else n
     np = _numpy(x)
     if np is not None:
@@ -208,6 +227,11 @@ def _transform(x: Tensor, axis: int, n: int, norm: str, kind: str, inverse: bool
         back[ax] = pos
     return out._view(tuple(shape[p] for p in back), tuple(out.strides[p] for p in back),
                      out.offset)
+
+
+for _kind in ("c2c", "r2c", "c2r"):
+    _host_transform(_kind)
+del _kind
 
 
 def _one(x, n, axis, norm, fn, kind, inverse):

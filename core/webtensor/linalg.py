@@ -12,7 +12,10 @@ are read back once, computed in double precision (Python floats / complex) and w
 rounded to the result dtype.  On the NumPy CPU backend the same functions call ``numpy.linalg``
 in float64/complex128 instead (faster, same results within rounding); set
 ``webtensor.linalg._USE_NUMPY = False`` to force the pure-Python kernels.  A device with its own
-kernels can replace these paths behind the same functions.
+kernels can replace these paths behind the same functions.  Each decomposition is a host
+function (``api/_host.py``): traced, it is one node whose results are known by shape and dtype,
+so ``wt.jit``, ``wt.grad``, ``wt.jvp`` and ``wt.vmap`` go through it (the derivative rules are in
+``compile/host_rules.py``; ``docs/autodiff.md`` lists them).
 
 Dtypes: floating and complex inputs keep their dtype (float16 and bfloat16 included: computed in
 double, rounded once); bool and integer inputs compute in the default float dtype (float64 in
@@ -30,6 +33,7 @@ from . import dtypes as _d
 from . import shape as _s
 from .api import linalg as _api
 from .api._common import as_tensor, axes_tuple, check_kind, float_dtype_for, promote
+from .api._host import call, host_function
 from .api.linalg import matmul, matrix_transpose, tensordot, vecdot
 from .tensor import Tensor, broadcast_view, cast, contiguous, empty, from_values
 
@@ -491,8 +495,12 @@ def _svd(a, m, n, want_vectors, full):
 
 def det(x, /) -> Tensor:
     """The determinant of each square matrix."""
-    fn = "linalg.det"
-    x, dt = _input(x, fn, square=True)
+    x, dt = _input(x, "linalg.det", square=True)
+    return call("linalg.det", (x,), [(x.shape[:-2], dt)], dt=dt)[0]
+
+
+@host_function("linalg.det")
+def _det_host(x, *, dt):
     np = _numpy(x)
     if np is not None:
         return _np_out(np, np.linalg.det(_np_in(np, x, dt)), dt, x.device)
@@ -502,23 +510,32 @@ def det(x, /) -> Tensor:
 def slogdet(x, /) -> SlogdetResult:
     """(sign, log|det|) of each square matrix; a singular one gives (0, -inf).  ``sign`` has
     the input's dtype (a unit complex number for complex), ``logabsdet`` the real dtype."""
-    fn = "linalg.slogdet"
-    x, dt = _input(x, fn, square=True)
+    x, dt = _input(x, "linalg.slogdet", square=True)
+    batch = x.shape[:-2]
+    return SlogdetResult(*call("linalg.slogdet", (x,), [(batch, dt), (batch, _real(dt))], dt=dt))
+
+
+@host_function("linalg.slogdet")
+def _slogdet_host(x, *, dt):
     batch = x.shape[:-2]
     np = _numpy(x)
     if np is not None:
         sign, log = np.linalg.slogdet(_np_in(np, x, dt))
-        return SlogdetResult(_np_out(np, sign, dt, x.device),
-                             _np_out(np, log, _real(dt), x.device))
+        return _np_out(np, sign, dt, x.device), _np_out(np, log, _real(dt), x.device)
     pairs = [_slogdet(a, dt.kind == "c") for a in _read(x, dt)]
-    return SlogdetResult(_write([p[0] for p in pairs], batch, dt, x.device),
-                         _write([p[1] for p in pairs], batch, _real(dt), x.device))
+    return (_write([p[0] for p in pairs], batch, dt, x.device),
+            _write([p[1] for p in pairs], batch, _real(dt), x.device))
 
 
 def inv(x, /) -> Tensor:
     """The inverse of each square matrix; LinAlgError if one is singular."""
+    x, dt = _input(x, "linalg.inv", square=True)
+    return call("linalg.inv", (x,), [(x.shape, dt)], dt=dt)[0]
+
+
+@host_function("linalg.inv")
+def _inv_host(x, *, dt):
     fn = "linalg.inv"
-    x, dt = _input(x, fn, square=True)
     np = _numpy(x)
     if np is not None:
         try:
@@ -569,6 +586,15 @@ def solve(x1, x2, /) -> Tensor:
     k = b.shape[-1]
     a = broadcast_view(a, batch + (m, m))
     b = broadcast_view(b, batch + (m, k))
+    out = call("linalg.solve", (a, b), [(batch + (m, k), dt)], dt=dt)[0]
+    if vector:
+        out = out._view(batch + (m,), out.strides[:-1], out.offset)
+    return out
+
+
+@host_function("linalg.solve")
+def _solve_host(a, b, *, dt):
+    fn = "linalg.solve"
     np = _numpy(a)
     if np is not None:
         try:
@@ -576,20 +602,21 @@ def solve(x1, x2, /) -> Tensor:
         except np.linalg.LinAlgError:
             raise LinAlgError(f"wt.{fn}: the matrix is singular (a zero pivot in its LU "
                               f"factorization); no unique solution exists") from None
-        out = _np_out(np, res, dt, a.device)
-    else:
-        out = _write([_solve(p, q, fn) for p, q in zip(_read(a, dt), _read(b, dt))],
-                     batch + (m, k), dt, a.device)
-    if vector:
-        out = out._view(batch + (m,), out.strides[:-1], out.offset)
-    return out
+        return _np_out(np, res, dt, a.device)
+    return _write([_solve(p, q, fn) for p, q in zip(_read(a, dt), _read(b, dt))],
+                  b.shape, dt, a.device)
 
 
 def cholesky(x, /, *, upper: bool = False) -> Tensor:
     """The Cholesky factor ``L`` (``x = L @ L^H``; ``U = L^H`` when ``upper``), read from the
     lower triangle of ``x``.  LinAlgError if a matrix is not positive definite."""
+    x, dt = _input(x, "linalg.cholesky", square=True)
+    return call("linalg.cholesky", (x,), [(x.shape, dt)], dt=dt, upper=bool(upper))[0]
+
+
+@host_function("linalg.cholesky")
+def _cholesky_host(x, *, dt, upper):
     fn = "linalg.cholesky"
-    x, dt = _input(x, fn, square=True)
     np = _numpy(x)
     if np is not None:
         try:
@@ -620,42 +647,60 @@ def qr(x, /, *, mode: str = "reduced") -> QRResult:
     x, dt = _input(x, fn)
     m, n = x.shape[-2:]
     batch = x.shape[:-2]
+    k = m if mode == "complete" else min(m, n)
+    return QRResult(*call("linalg.qr", (x,), [(batch + (m, k), dt), (batch + (k, n), dt)],
+                          dt=dt, mode=mode))
+
+
+@host_function("linalg.qr")
+def _qr_host(x, *, dt, mode):
+    m, n = x.shape[-2:]
+    batch = x.shape[:-2]
     np = _numpy(x)
     if np is not None:
         q, r = np.linalg.qr(_np_in(np, x, dt), mode=mode)
-        return QRResult(_np_out(np, q, dt, x.device), _np_out(np, r, dt, x.device))
+        return _np_out(np, q, dt, x.device), _np_out(np, r, dt, x.device)
     qs, rs = [], []
     for a in _read(x, dt):
         q, r = _qr(a, m, n, mode == "complete")
         qs.append(q)
         rs.append(r)
     k = m if mode == "complete" else min(m, n)
-    return QRResult(_write(qs, batch + (m, k), dt, x.device),
-                    _write(rs, batch + (k, n), dt, x.device))
+    return (_write(qs, batch + (m, k), dt, x.device),
+            _write(rs, batch + (k, n), dt, x.device))
 
 
 def eigh(x, /) -> EighResult:
     """Eigenvalues (ascending, real dtype) and eigenvectors (columns) of each
     symmetric/Hermitian matrix, read from its lower triangle."""
-    fn = "linalg.eigh"
-    x, dt = _input(x, fn, square=True)
+    x, dt = _input(x, "linalg.eigh", square=True)
+    return EighResult(*call("linalg.eigh", (x,), [(x.shape[:-1], _real(dt)), (x.shape, dt)],
+                            dt=dt))
+
+
+@host_function("linalg.eigh")
+def _eigh_host(x, *, dt):
     np = _numpy(x)
     if np is not None:
         w, v = np.linalg.eigh(_np_in(np, x, dt))
-        return EighResult(_np_out(np, w, _real(dt), x.device), _np_out(np, v, dt, x.device))
+        return _np_out(np, w, _real(dt), x.device), _np_out(np, v, dt, x.device)
     ws, vs = [], []
     for a in _read(x, dt):
         w, v = _eigh(a, True)
         ws.append(w)
         vs.append(v)
-    return EighResult(_write(ws, x.shape[:-1], _real(dt), x.device),
-                      _write(vs, x.shape, dt, x.device))
+    return (_write(ws, x.shape[:-1], _real(dt), x.device),
+            _write(vs, x.shape, dt, x.device))
 
 
 def eigvalsh(x, /) -> Tensor:
     """Eigenvalues (ascending, real dtype) of each symmetric/Hermitian matrix."""
-    fn = "linalg.eigvalsh"
-    x, dt = _input(x, fn, square=True)
+    x, dt = _input(x, "linalg.eigvalsh", square=True)
+    return call("linalg.eigvalsh", (x,), [(x.shape[:-1], _real(dt))], dt=dt)[0]
+
+
+@host_function("linalg.eigvalsh")
+def _eigvalsh_host(x, *, dt):
     np = _numpy(x)
     if np is not None:
         return _np_out(np, np.linalg.eigvalsh(_np_in(np, x, dt)), _real(dt), x.device)
@@ -666,16 +711,27 @@ def eigvalsh(x, /) -> Tensor:
 def svd(x, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition ``x = U @ diag(S) @ Vh``, S descending (real dtype).
     ``full_matrices``: U (..., M, M), Vh (..., N, N); else (..., M, K), (..., K, N)."""
-    fn = "linalg.svd"
-    x, dt = _input(x, fn)
+    x, dt = _input(x, "linalg.svd")
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    ru = m if full_matrices else k
+    rv = n if full_matrices else k
+    return SVDResult(*call("linalg.svd", (x,), [(batch + (m, ru), dt), (batch + (k,), _real(dt)),
+                                                (batch + (rv, n), dt)],
+                           dt=dt, full_matrices=bool(full_matrices)))
+
+
+@host_function("linalg.svd")
+def _svd_host(x, *, dt, full_matrices):
     m, n = x.shape[-2:]
     k = min(m, n)
     batch = x.shape[:-2]
     np = _numpy(x)
     if np is not None:
         u, s, vh = np.linalg.svd(_np_in(np, x, dt), full_matrices=full_matrices)
-        return SVDResult(_np_out(np, u, dt, x.device), _np_out(np, s, _real(dt), x.device),
-                         _np_out(np, vh, dt, x.device))
+        return (_np_out(np, u, dt, x.device), _np_out(np, s, _real(dt), x.device),
+                _np_out(np, vh, dt, x.device))
     us, ss, vhs = [], [], []
     for a in _read(x, dt):
         u, s, vh = _svd(a, m, n, True, full_matrices)
@@ -684,15 +740,20 @@ def svd(x, /, *, full_matrices: bool = True) -> SVDResult:
         vhs.append(vh)
     ru = m if full_matrices else k
     rv = n if full_matrices else k
-    return SVDResult(_write(us, batch + (m, ru), dt, x.device),
-                     _write(ss, batch + (k,), _real(dt), x.device),
-                     _write(vhs, batch + (rv, n), dt, x.device))
+    return (_write(us, batch + (m, ru), dt, x.device),
+            _write(ss, batch + (k,), _real(dt), x.device),
+            _write(vhs, batch + (rv, n), dt, x.device))
 
 
 def svdvals(x, /) -> Tensor:
     """Singular values of each matrix, descending, in the real dtype."""
-    fn = "linalg.svdvals"
-    x, dt = _input(x, fn)
+    x, dt = _input(x, "linalg.svdvals")
+    m, n = x.shape[-2:]
+    return call("linalg.svdvals", (x,), [(x.shape[:-2] + (min(m, n),), _real(dt))], dt=dt)[0]
+
+
+@host_function("linalg.svdvals")
+def _svdvals_host(x, *, dt):
     m, n = x.shape[-2:]
     np = _numpy(x)
     if np is not None:

@@ -6,6 +6,7 @@ package order) holds the one switch the lower layers consult.
 """
 
 from .._tracing import ConcretizationError
+from . import host as _host  # noqa: F401 - registers the host node's runner and rules
 from .ad import grad, hessian, jacfwd, jacrev, stop_gradient, value_and_grad, vjp
 from .batching import vmap
 from .control import cond, fori_loop, scan, switch, while_loop

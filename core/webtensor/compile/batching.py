@@ -126,7 +126,7 @@ class Batcher:
         self.batched.add(result.id)
 
 
-CONTROL_BATCH: dict = {}  # cond, while_loop, scan_loop: registered by control.py
+CONTROL_BATCH: dict = {}  # cond, while_loop, scan_loop (control.py), host (host.py)
 
 
 def _axes_for(in_axes, args, fn: str):

@@ -295,7 +295,7 @@ def _frees(graph, last_use, slots, n_nodes) -> list[list[int]]:
     return frees
 
 
-CONTROL: dict = {}  # prim -> step factory (control.py registers cond, while, scan)
+CONTROL: dict = {}  # prim -> step factory (control.py: cond, while, scan; host.py: host)
 
 # backend name -> module with fusable(node), max_bindings(backend), group_step(...)
 LOWERINGS = {"webgpu": "webtensor.compile.webgpu_codegen",

@@ -18,7 +18,7 @@ from ..tensor import Tensor, cast, empty
 from .ad import _contiguous, view_of
 from .ir import Graph, View
 from .replay import Replay
-from .rules import NONDIFF, NONDIFF_PRIMS, PARTIALS, _expand, _no_rule, _prod_others
+from .rules import LINEAR, NONDIFF, NONDIFF_PRIMS, PARTIALS, _expand, _no_rule, _prod_others
 
 
 class Forward:
@@ -96,6 +96,8 @@ def _elementwise(fw, node):
     tans = [fw.tangent(v) if v.dtype.kind in "fc" else None for v in views]
     if all(t is None for t in tans):
         return None
+    if node.op in LINEAR:
+        return LINEAR[node.op](tans[0])
     partials = PARTIALS.get(node.op)
     if partials is None:
         _no_rule(f"wt.{node.op}")
@@ -221,7 +223,7 @@ JVP = {"unary": _elementwise, "binary": _elementwise, "where": _where, "cast": _
        "copy": _same, "assign": _same, "reduce": _reduce, "scan": _scan, "matmul": _matmul,
        "gather": _gather, "scatter": _scatter, "sort": _sort}
 
-CONTROL_JVP: dict = {}  # cond, while_loop, scan_loop: registered by control.py
+CONTROL_JVP: dict = {}  # cond, while_loop, scan_loop (control.py), host (host.py)
 
 
 def jvp(fun, primals, tangents):

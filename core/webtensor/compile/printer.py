@@ -107,6 +107,8 @@ def _params(node) -> str:
 def _node_lines(node, namer, pad) -> list[str]:
     if node.prim in _CONTROL_NAMES:
         return _control_lines(node, namer, pad)
+    if node.prim == "host":
+        return _host_lines(node, namer, pad)
     w = node.written
     out = node.results[0]
     target = f"{namer(out)}:{type_str(out.dtype, w.shape, w.weak, w.names)}"
@@ -131,6 +133,15 @@ def _control_lines(node, namer, pad) -> list[str]:
         lines.append(f"{pad}  {label}:")
         lines.append(format_graph(sub, indent=len(pad) + 4))
     return lines
+
+
+def _host_lines(node, namer, pad) -> list[str]:
+    """``b:f32[3,3] c:f32[3,3] = host.linalg.qr[mode='reduced'] a``."""
+    outs = " ".join(f"{namer(v)}:{type_str(v.dtype, v.shape)}" for v in node.results)
+    ins = " ".join(_ref(a, namer) for a in node.args[1:])
+    shown = ", ".join(f"{k}={v!r}" for k, v in node.params["static"].items()
+                      if k not in ("dt", "out_dt"))  # the result types already show those
+    return [f"{pad}{outs} = host.{node.op}{f'[{shown}]' if shown else ''} {ins}".rstrip()]
 
 
 def format_kernels(original: Graph, graph: Graph, device) -> str:

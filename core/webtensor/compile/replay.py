@@ -110,5 +110,5 @@ def inline(graph: Graph, inputs) -> list[Tensor]:
     return Replay(graph, inputs).run()
 
 
-# prim -> fn(replay, node) -> output tensors (control.py registers cond, while, scan)
+# prim -> fn(replay, node) -> output tensors (control.py: cond, while, scan; host.py: host)
 CONTROL_REPLAY: dict = {}

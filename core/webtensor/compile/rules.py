@@ -3,9 +3,18 @@
 * Elementwise ops: ``PARTIALS[op](inputs, output)`` gives the partial derivative of the output
   with respect to each input (None: zero).  Reverse mode multiplies the cotangent by it, forward
   mode the tangent; the view transposes in ``ad.py`` undo broadcasting.
+* ``LINEAR``: ops that are real-linear but not complex multiplications (``conj``): the map
+  itself carries tangents and cotangents.
 * ``NONDIFF``: ops whose derivative is zero wherever it exists (floor, sign, comparisons...):
-  they pass no gradient, as in JAX.  A float op in neither table has no rule: differentiating
-  through it raises, naming it (never a silent zero); a test keeps the tables complete.
+  they pass no gradient, as in JAX.  A float op in none of these tables has no rule:
+  differentiating through it raises, naming it (never a silent zero); a test keeps the tables
+  complete.
+* Complex numbers follow JAX's convention: a cotangent is the transpose under the bilinear
+  pairing ``Re(sum(u * v))`` (no conjugation), so a holomorphic op multiplies by its complex
+  derivative in both modes, and ``wt.grad`` of a real function of ``z = x + iy`` is
+  ``df/dx - i df/dy``.  A real-valued op of a complex input (``abs``, ``imag``, ``phase``)
+  gives the partial ``c = df/dx - i df/dy``: reverse mode multiplies by it, forward mode keeps
+  the real part of ``c * t`` (the cast to the real result).
 * ``VJP[prim]``: the other primitives (reductions, scans, matmul, gather/scatter, sort, cast,
   copies) and the control-flow nodes.  Each returns ``(view, cotangent)`` pairs for the views
   its node read.
@@ -39,9 +48,13 @@ def _unary(fn):
 
 
 PARTIALS = {
-    "abs": _unary(lambda x, y: ew.sign(x)),
+    # complex: conj(x) / |x| (0 at 0), written with y so that it has a derivative itself
+    "abs": _unary(lambda x, y: ew.divide(ew.conj(x), ew.where(ew.equal(y, 0), _c.ones_like(y),
+                                                              y))
+                  if _is_complex(x) else ew.sign(x)),
     "acos": _unary(lambda x, y: ew.negative(ew.reciprocal(ew.sqrt(1 - ew.square(x))))),
-    "acosh": _unary(lambda x, y: ew.reciprocal(ew.sqrt(ew.square(x) - 1))),
+    # sqrt(x - 1) * sqrt(x + 1), not sqrt(x**2 - 1): the two differ in sign off the real line
+    "acosh": _unary(lambda x, y: ew.reciprocal(ew.sqrt(x - 1) * ew.sqrt(x + 1))),
     "asin": _unary(lambda x, y: ew.reciprocal(ew.sqrt(1 - ew.square(x)))),
     "asinh": _unary(lambda x, y: ew.reciprocal(ew.sqrt(ew.square(x) + 1))),
     "atan": _unary(lambda x, y: ew.reciprocal(ew.square(x) + 1)),
@@ -64,6 +77,12 @@ PARTIALS = {
     "positive": _unary(lambda x, y: _c.ones_like(x)),
     "square": _unary(lambda x, y: x * 2),
     "real": _unary(lambda x, y: _c.ones_like(y)),
+    "imag": _unary(lambda x, y: _c.full_like(x, -1j) if _is_complex(x) else None),
+    # atan2(imag, real): -i conj(x) / |x|**2; constant (0 or pi) on the real line
+    "phase": _unary(lambda x, y: ew.divide(ew.multiply(ew.conj(x), -1j), ew.square(ew.abs(x)))
+                    if _is_complex(x) else None),
+    # Nx's complex(re, im) = re + i im
+    "complex": lambda ins, y: (_c.ones_like(y), _c.full_like(y, 1j)),
     "add": lambda ins, y: (_c.ones_like(y), _c.ones_like(y)),
     "subtract": lambda ins, y: (_c.ones_like(y), _c.full_like(y, -1)),
     "multiply": lambda ins, y: (ins[1], ins[0]),
@@ -89,6 +108,15 @@ PARTIALS = {
 }
 
 
+def _is_complex(x) -> bool:
+    return x.dtype.kind == "c"
+
+
+# Real-linear maps that are no complex multiplication: tangents and cotangents go through the
+# map itself (conj's transpose under the bilinear pairing is conj).
+LINEAR = {"conj": ew.conj}
+
+
 def _pow_partials(a, b, y):
     zero = ew.equal(a, 0)
     da = ew.where(ew.equal(b, 0), _c.zeros_like(y), b * ew.pow(a, b - 1))
@@ -111,16 +139,15 @@ def _atan2_partials(a, b):
 
 # Derivative zero wherever it exists, or outputs that are not real numbers.
 NONDIFF = frozenset({
-    "sign", "ceil", "floor", "trunc", "round", "floor_divide", "nextafter", "imag",
+    "sign", "ceil", "floor", "trunc", "round", "floor_divide", "nextafter",
     "isfinite", "isinf", "isnan", "signbit", "logical_not", "logical_and", "logical_or",
     "logical_xor", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "bitwise_invert", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-    "bitwise_right_shift", "conj", "gcd", "lcm",
+    "bitwise_right_shift", "gcd", "lcm",
 })
 NONDIFF_PRIMS = frozenset({"arg_reduce", "argsort", "random_bits", "fill", "iota"})
 
-# Nx's functions (webtensor.nx): phase and complex have no real-valued derivative here, like
-# imag/conj; the bit counts are integer-only.
+# Nx's functions (webtensor.nx); the bit counts are integer-only.
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 PARTIALS.update({
     "cbrt": _unary(lambda x, y: ew.reciprocal(ew.square(y) * 3)),
@@ -130,7 +157,7 @@ PARTIALS.update({
     "rsqrt": _unary(lambda x, y: ew.multiply(ew.multiply(y, ew.square(y)), -0.5)),
     "sigmoid": _unary(lambda x, y: ew.multiply(y, 1 - y)),
 })
-NONDIFF = NONDIFF | {"phase", "complex", "count_leading_zeros", "population_count"}
+NONDIFF = NONDIFF | {"count_leading_zeros", "population_count"}
 
 
 class NoDerivativeError(NotImplementedError):
@@ -191,6 +218,8 @@ def _elementwise_vjp(node, rp, g):
     views = _reads(node)
     if op in NONDIFF or node.results[0].dtype.kind not in "fc":
         return []
+    if op in LINEAR:
+        return [(views[0], LINEAR[op](g))]
     partials = PARTIALS.get(op)
     if partials is None:
         _no_rule(f"wt.{op}")
@@ -380,7 +409,7 @@ VJP = {
     "scatter": _scatter_vjp, "sort": _sort_vjp,
 }
 
-CONTROL_VJP: dict = {}  # control.py's nodes (cond, scan_loop, while_loop): ad_control.py
+CONTROL_VJP: dict = {}  # cond, scan_loop, while_loop (control.py), host (host.py)
 
 
 def stop_gradient(x):

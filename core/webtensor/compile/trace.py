@@ -172,6 +172,18 @@ class Trace:
         self.nodes.append(node)
         return node
 
+    def host(self, name: str, ins: tuple, outs: tuple, params: dict) -> list[Tensor]:
+        """Record a call of the host function ``name`` (``api/_host.py``): one ``host`` node
+        reading ``ins`` whose results are abstract values of the ``(shape, dtype)`` in
+        ``outs``; it runs when the program does (``compile/host.py``)."""
+        views = tuple(self.view_of(t) for t in ins)
+        device = ins[0].device
+        results = tuple(Value(dt, shape, device, "node") for shape, dt in outs)
+        node = Node("host", (name,) + views, None, None, results, device,
+                    params={"static": dict(params)})
+        self.define(node)
+        return [self.wrap_value(v) for v in results]
+
     def define(self, node: Node) -> None:
         """Append a node built elsewhere (control flow) whose results are fresh values."""
         for v in node.results:

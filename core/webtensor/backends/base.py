@@ -16,6 +16,7 @@ Elementwise ops are named by the strings of ``webtensor.ops`` (``"add"``, ``"sin
 
 from __future__ import annotations
 
+import itertools
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import wraps
@@ -59,6 +60,52 @@ def check_scatter(op: str, out, axis: int, indices, updates) -> None:
     for d, (ni, no) in enumerate(zip(indices.shape, out.shape)):
         if d != axis and ni > no:
             raise ValueError(f"scatter: indices have {ni} elements along axis {d}, out only {no}")
+
+
+# window_reduce's ops -> the elementwise op that folds two values (the same arithmetic, so a
+# window reduction equals folding its strided views with that op, on every device)
+WINDOW_OPS = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}
+
+
+def window_shape(shape, window, strides, dilations) -> tuple[int, ...]:
+    """The output shape of a window reduction of an (already padded) input of ``shape``."""
+    return tuple(max(0, (n - (w - 1) * d - 1) // s + 1)
+                 for n, w, s, d in zip(shape, window, strides, dilations))
+
+
+def check_window(op: str, out, x, window, strides, dilations) -> None:
+    """The ``window_reduce`` primitive's preconditions (the API guarantees them)."""
+    if op not in WINDOW_OPS:
+        raise ValueError(f"window_reduce: unknown op {op!r}; expected one of "
+                         f"{', '.join(WINDOW_OPS)}")
+    for what, values in (("window", window), ("strides", strides), ("dilations", dilations)):
+        if len(values) != x.ndim or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values):
+            raise ValueError(f"window_reduce: {what} must be {x.ndim} positive ints (one per "
+                             f"axis of the input), got {tuple(values)!r}")
+    want = window_shape(x.shape, window, strides, dilations)
+    if tuple(out.shape) != want:
+        raise ValueError(f"window_reduce: out has shape {tuple(out.shape)}, the windows give "
+                         f"{want}")
+    if out.dtype is not x.dtype:
+        raise TypeError(f"window_reduce: out is {out.dtype.name} but the input is "
+                        f"{x.dtype.name}; they must match")
+    if op in ("max", "min") and x.dtype.kind == "c":
+        raise TypeError(f"window_reduce: {op} of complex values is not defined (complex numbers "
+                        f"have no order)")
+
+
+def window_positions(window):
+    """The positions inside a window in the fold order: row-major (the last axis fastest)."""
+    return itertools.product(*(range(w) for w in window))
+
+
+def window_view(x, q, out_shape, strides, dilations):
+    """The strided view of ``x`` holding, for every output element, the element at position
+    ``q`` of its window."""
+    steps = tuple(st * s for st, s in zip(x.strides, strides))
+    offset = x.offset + sum(i * d * st for i, d, st in zip(q, dilations, x.strides))
+    return x._view(tuple(out_shape), steps, offset)
 
 
 class Backend:
@@ -145,6 +192,19 @@ class Backend:
 
     def scan(self, op: str, out, x, axis: int) -> None:
         """Inclusive cumulative ``op`` in sum, prod, max, min along ``axis``."""
+        raise NotImplementedError
+
+    def window_reduce(self, op: str, out, x, window, strides, dilations) -> None:
+        """``op`` in sum, prod, max, min over the windows of ``x`` (already padded; any strided
+        view): ``out[o] = fold(x[o * strides + q * dilations] for q in the window)``, one tuple
+        entry per axis, ``out`` C-contiguous of ``window_shape(...)`` and ``x``'s dtype.
+
+        The fold is the elementwise op of ``WINDOW_OPS`` (add, multiply, maximum, minimum, with
+        its NaN and signed-zero rules; bool sum/prod are or/and), applied from the window's
+        first element in row-major order of the positions ``q`` and rounded to the dtype after
+        every step: exactly folding the strided views ``window_view(x, q, ...)`` with that op,
+        so every device gives the same bits.  Complex max/min are refused (TypeError).
+        """
         raise NotImplementedError
 
     # -- linear algebra --------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from .. import dtypes as _d
 from .. import ops as _ops
 from .. import precision as _precision
 from . import _pycodec, _pyops
-from .base import Backend, check_scatter
+from .base import WINDOW_OPS, Backend, check_scatter, check_window, window_positions
 
 _STORAGE = {
     _d.bool: np.dtype(np.bool_), _d.int8: np.dtype(np.int8), _d.int16: np.dtype(np.int16),
@@ -636,6 +636,12 @@ def _seq_cmatmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _complex(acc_r, acc_i, np.complex128)
 
 
+def _window_slices(q, out_shape, strides, dilations) -> tuple:
+    """The basic index selecting, for every output element, position ``q`` of its window."""
+    return tuple(slice(i * d, i * d + (n - 1) * s + 1, s)
+                 for i, n, s, d in zip(q, out_shape, strides, dilations))
+
+
 def _checked_indices(idx: np.ndarray, size: int, axis: int, fn: str) -> np.ndarray:
     idx = np.asarray(idx, dtype=np.int64)
     if idx.size:
@@ -949,6 +955,26 @@ class NumpyBackend(Backend):
             with np.errstate(all="ignore"):
                 r = (np.add if op == "sum" else np.multiply).accumulate(wide, axis=axis)
         self.store(out, r)
+
+    def window_reduce(self, op, out, x, window, strides, dilations):
+        check_window(op, out, x, window, strides, dilations)
+        if out.size == 0:
+            return
+        name = WINDOW_OPS[op]
+        fn = _BOOL_BINARY.get(name, BINARY[name]) if x.dtype is _d.bool else BINARY[name]
+        v = self.values(x)
+        dst = out._data.reshape(out.shape)
+        positions = window_positions(window)
+        # each step is ``binary``'s: values in, the op, stored with the dtype's rounding
+        first = next(positions)
+        self.store(out, v[_window_slices(first, out.shape, strides, dilations)])
+        for q in positions:
+            part = v[_window_slices(q, out.shape, strides, dilations)]
+            ufunc = self._into(fn, out, part.dtype)
+            if ufunc is not None:
+                _quietly(ufunc, dst, part, dst)  # in place: out is the accumulator
+            else:
+                self.store(out, _quietly(fn, self.values(out), part))
 
     # -- linear algebra --------------------------------------------------------------------------
     def matmul(self, out, a, b):

@@ -34,7 +34,7 @@ from .. import ops as _ops
 from .. import shape as _s
 from . import _pycodec as _c
 from ._pyops import BINARY, UNARY
-from .base import Backend, check_scatter
+from .base import WINDOW_OPS, Backend, check_scatter, check_window, window_positions, window_view
 
 NAN = math.nan
 _KIND = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
@@ -379,6 +379,19 @@ class PythonBackend(Backend):
         _write_order(out, order, _c.convert(vals, x.dtype.kind, out.dtype))
 
     # -- linear algebra --------------------------------------------------------------------------
+    def window_reduce(self, op, out, x, window, strides, dilations):
+        check_window(op, out, x, window, strides, dilations)
+        if out.size == 0:
+            return
+        fn = BINARY[WINDOW_OPS[op]]
+        dt = x.dtype
+        acc = None
+        for q in window_positions(window):
+            vals = read_view(window_view(x, q, out.shape, strides, dilations))
+            # each step is ``binary``'s: the op, then the dtype's rounding
+            acc = list(vals) if acc is None else _c.convert(fn(acc, vals, dt), dt.kind, dt)
+        _write(out, acc)
+
     def matmul(self, out, a, b):
         *batch, m, k = a.shape
         n = b.shape[-1]

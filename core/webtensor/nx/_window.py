@@ -1,11 +1,17 @@
-"""Nx's window functions and ``conv``, composed from the core (so every device runs them with
-the kernels it already has).
+"""Nx's window functions and ``conv``.
 
-A window op pads the tensor (``nx.pad``'s fill-and-write), then sees it through one strided
-view per position inside the window: view ``q`` holds, for every output element, the input
-element at offset ``q`` of its window (``strides`` and ``window_dilations`` are the views'
-steps and offsets).  Folding the views with the op (add, multiply, maximum, minimum, or the
-user's function for ``window_reduce``) gives the result without copying windows.
+``window_sum``/``window_mean``/``window_max``/``window_min``/``window_product`` (and
+``window_reduce`` when its function is a built-in add, multiply, max or min starting from that
+op's identity) pad the tensor (``nx.pad``'s fill-and-write) with the op's identity, then call
+the backend's ``window_reduce`` primitive on the padded tensor: one kernel on WebGPU, whose
+fold (from the window's first element, positions in row-major order, the elementwise op's own
+arithmetic) equals folding the strided views below on every device, bit for bit.
+
+``window_reduce`` with the user's function is composed from the core: the padded tensor is
+seen through one strided view per position inside the window (view ``q`` holds, for every
+output element, the input element at offset ``q`` of its window; ``strides`` and
+``window_dilations`` are the views' steps and offsets), and the views are folded with the
+function, once per window position.
 
 ``conv`` is im2col: the input (dilated by interior padding, then padded) is seen through one
 strided view per kernel position, the views are written side by side into a patch matrix
@@ -16,6 +22,7 @@ groups and batch groups are extra batch axes of that matmul.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 
@@ -40,6 +47,10 @@ from ._core import (
     to_tensor,
     type_text,
 )
+from ._elementwise import add as _nx_add
+from ._elementwise import max as _nx_max
+from ._elementwise import min as _nx_min
+from ._elementwise import multiply as _nx_multiply
 from ._shape import pad_into
 
 __all__ = ["window_sum", "window_mean", "window_max", "window_min", "window_product",
@@ -124,12 +135,26 @@ def _identity(op: str, dt):
 
 
 _FOLD = {"sum": _ew.add, "product": _ew.multiply, "max": _ew.maximum, "min": _ew.minimum}
+# the backend primitive's op names
+_PRIMITIVE_OP = {"sum": "sum", "product": "prod", "max": "max", "min": "min"}
 
 
 def _copy(x: Tensor, names=None) -> Tensor:
     out = empty(x.shape, x.dtype, x.device, names=names)
     if out.size:
         x._backend.copy(out, x)
+    return out
+
+
+def _native(op: str, t: Tensor, window, strides, dilations, config, out_shape, fn: str,
+            fill=None):
+    """``op`` over the windows of ``t`` padded with ``fill`` (default: the op's identity): one
+    ``window_reduce``."""
+    x = _padded(t, config, _identity(op, t.dtype) if fill is None else fill, fn)
+    out = empty(out_shape, t.dtype, t.device, names=t.names)
+    if out.size:
+        t.device.backend.window_reduce(_PRIMITIVE_OP[op], out, x, tuple(window),
+                                       tuple(strides), tuple(dilations))
     return out
 
 
@@ -141,13 +166,7 @@ def _window_op(op: str, tensor, window_dimensions, strides, padding, window_dila
              TypeError)
     window, strides, dilations, config, out_shape = _geometry(
         t, window_dimensions, strides, padding, window_dilations, fn)
-    x = _padded(t, config, _identity(op, t.dtype), fn)
-    fold = _FOLD[op]
-    acc = None
-    for v in _views(x, window, strides, dilations, out_shape):
-        acc = v if acc is None else fold(acc, v)
-    out = _copy(acc, t.names) if acc._data is x._data else acc
-    return out._view(out.shape, out.strides, out.offset, names=t.names)
+    return _native(op, t, window, strides, dilations, config, out_shape, fn)
 
 
 def _doc(what):
@@ -182,18 +201,46 @@ def window_mean(tensor, window_dimensions, *, strides=1, padding="valid",
     return strong(_ew.divide(strong(total, dt), operand_as(n, dt, total.device, fn)))
 
 
+# window_reduce functions that are a built-in fold (nx's and the core's, unwrapped)
+_BUILTIN_FOLD = {inspect.unwrap(f): op for f, op in (
+    (_nx_add, "sum"), (_nx_multiply, "product"), (_nx_max, "max"), (_nx_min, "min"),
+    (_ew.add, "sum"), (_ew.multiply, "product"), (_ew.maximum, "max"),
+    (_ew.minimum, "min"))}
+
+
+def _builtin(fun, acc, dt):
+    """The window op ``fun`` folds with when starting from ``acc`` gives exactly the native
+    fold (the first step returns the first element), else None (the user's function path).
+    A sum from +0.0 differs only where every element is -0.0; adding ``acc`` afterwards
+    (``_window_reduce_builtin``) covers it.  Complex products from 1 are not exact (inf * 0)."""
+    op = _BUILTIN_FOLD.get(inspect.unwrap(fun)) if callable(fun) else None
+    if op is None or acc.__class__ not in (int, float) or (dt.kind == "c" and op != "sum"):
+        return None
+    want = {"sum": 0, "product": 1}.get(op)
+    if want is None:
+        want = _identity(op, dt)
+    return op if acc == want else None
+
+
 @nx_function
 def window_reduce(tensor, acc, window_dimensions, fun, *, strides=1, padding="valid",
                   window_dilations=1) -> Tensor:
     """Reduces each window with ``fun(x, acc)`` starting from ``acc`` (also the padding
     value), in the window's row-major order; ``fun`` works on whole tensors, once per window
-    position."""
+    position (a built-in add/multiply/max/min from its identity runs as one window kernel)."""
     fn = "window_reduce"
     if not callable(fun):
         fail(fn, f"expected a function of two tensors, got {fun!r}", TypeError)
     t = to_tensor(tensor, fn)
     window, strides, dilations, config, out_shape = _geometry(
         t, window_dimensions, strides, padding, window_dilations, fn)
+    op = _builtin(fun, acc, t.dtype)
+    if op is not None:
+        out = _native(op, t, window, strides, dilations, config, out_shape, fn, acc)
+        if op == "sum" and t.dtype.kind in "fc":  # acc + x0 + ...: +0.0 turns -0.0 to +0.0
+            out = _ew.add(out, operand_as(acc, t.dtype, t.device, fn))
+            out = out._view(out.shape, out.strides, out.offset, names=t.names)
+        return strong(out)
     (a,), dev = prepare((acc,), fn)
     x = _padded(t, config, a, fn)
     result = operand_as(a, t.dtype, t.device, fn)

@@ -55,12 +55,32 @@ def _storage_body(storage: str) -> str:
     return "\n".join("    " + line for line in lines)
 
 
+def _loops(outer: int) -> str:
+    """Nested loops over ``outer`` window dims around the innermost one (offsets ``o1``...)."""
+    lines, pad = [], "    "
+    for d in range(1, outer + 1):
+        lines += [f"{pad}for (var k{d} = 0u; k{d} < prm(base + {2 * d}u); k{d} = k{d} + 1u) {{",
+                  f"{pad}    let o{d} = o{d - 1} + i32(k{d}) * prm_i(base + {2 * d + 1}u);"]
+        pad += "    "
+    lines += [f"{pad}var off = o{outer} + i32(j0) * step;",
+              f"{pad}for (var j = j0; j < inner; j = j + 1u) {{",
+              f"{pad}    acc = op(acc, load_x(u32(off)));",
+              f"{pad}    off += step;",
+              f"{pad}}}",
+              f"{pad}j0 = 0u;"]
+    for _ in range(outer):
+        pad = pad[:-4]
+        lines.append(f"{pad}}}")
+    return "\n".join(lines)
+
+
 @lru_cache(maxsize=128)
-def window_kernel(storage: str, expr: str, slots: int) -> Kernel:
+def window_kernel(storage: str, expr: str, outer: int, slots: int) -> Kernel:
+    """The kernel folding with ``expr`` on ``storage`` over windows of ``outer`` + 1 dims."""
     fold = _ROUND.get(storage, "{v}").format(v=f"({expr})")
     s = STORAGE[storage]
     return kernels.render("window", 1, 1, slots, elem=s.wgsl_type, fold=fold,
-                          load=s.load.format(buf="in0", idx="idx"),
+                          load=s.load.format(buf="in0", idx="idx"), loops=_loops(outer),
                           body=_storage_body(storage))
 
 
@@ -77,15 +97,12 @@ def _plan(storage: str, expr: str, out, x, window, strides, dilations) -> tuple:
                                                                            dilations)]])
     if not wshape:  # a window of one element: a strided copy
         wshape, wsteps = (1,), (0,)
-    outer = 1
-    for n in wshape[:-1]:
-        outer *= n
     threads = -(-out.size // STORAGE[storage].per_word)
     params = Params(out.size, threads, shape, [(x.offset, origins)])
-    params.add(len(wshape) - 1, outer, wshape[-1], wsteps[-1])
+    params.add(wshape[-1], wsteps[-1])
     for n, step in zip(wshape[:-1], wsteps[:-1]):
         params.add(n, step)
-    kernel = window_kernel(storage, expr, len(params.words))
+    kernel = window_kernel(storage, expr, len(wshape) - 1, len(params.words))
     return kernel, params.pack(kernel), kernels.groups_for(threads)
 
 

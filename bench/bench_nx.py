@@ -1,9 +1,10 @@
-"""webtensor.nx's composed kernels, webgpu against the CPU device in the same run:
+"""webtensor.nx's window ops and conv, webgpu against the CPU device in the same run:
 
 * ``nx.conv``: a 3x3 convolution with 64 input and 64 output channels on a 1x64x56x56 f32 input
-  (valid and same padding), i.e. im2col views + one batched ``wt.matmul``;
-* ``nx.window_max``: 2x2 windows with stride 2 on the same input (max-pooling), i.e. four
-  strided views folded with ``maximum``;
+  (valid and same padding), i.e. the patch matrix (one strided view of the input, copied) + one
+  batched ``wt.matmul``;
+* ``nx.window_max``: 2x2 windows with stride 2 on the same input (max-pooling), i.e. one
+  ``window_reduce`` (one kernel on webgpu);
 
 eager, and compiled with ``nx.defn``.  Each timing ends with a one-element read (the GPU
 finishes the work); inputs are already on the device.  Numbers, never pass/fail.

@@ -397,17 +397,16 @@ def conv(tensor, kernel, *, strides=1, padding="valid", input_dilation=1, kernel
     cfg = [(0, 0, 0), (0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(config, in_dil)]
     zero = operand_as(0, dt, t.device, fn)
     x = t if all(c == (0, 0, 0) for c in cfg) else pad_into(t, zero, cfg, fn)
-    # im2col: patches (batch, channels, kernel positions, out positions...)
+    # im2col: patches (batch, channels, kernel positions..., out positions...) are one strided
+    # view of the input (the kernel positions step by the dilations, the output positions by
+    # the strides), copied in one kernel
     kpos = math.prod(ksize)
     positions = math.prod(out_sp)
-    patches = empty((batch, channels, kpos) + tuple(out_sp), dt, t.device)
-    views = _views(x, [1, 1] + list(ksize), [1, 1] + strides, [1, 1] + k_dil,
-                   (batch, channels) + tuple(out_sp))
-    p_strides = patches.strides
-    for j, v in enumerate(views):
-        slot = patches._view((batch, channels) + tuple(out_sp),
-                             p_strides[:2] + p_strides[3:], patches.offset + j * p_strides[2])
-        _m.write(slot, v, fn)
+    xs = x.strides
+    patch_view = x._view((batch, channels) + tuple(ksize) + tuple(out_sp),
+                         xs[:2] + tuple(st * d for st, d in zip(xs[2:], k_dil))
+                         + tuple(st * s for st, s in zip(xs[2:], strides)), x.offset)
+    patches = _copy(patch_view)
     if fg > 1:
         cols = _r.reshape(patches, (batch, fg, (channels // fg) * kpos, positions))
         w = _r.reshape(k, (fg, out_ch // fg, k_ch * kpos))

@@ -22,7 +22,15 @@ from .. import dtypes as _d
 from .. import ops as _ops
 from .. import precision as _precision
 from . import _pycodec, _pyops
-from .base import WINDOW_OPS, Backend, check_scatter, check_window, window_positions
+from .base import (
+    WINDOW_OPS,
+    WINDOW_SELECT,
+    Backend,
+    check_scatter,
+    check_window,
+    check_window_scatter,
+    window_positions,
+)
 
 _STORAGE = {
     _d.bool: np.dtype(np.bool_), _d.int8: np.dtype(np.int8), _d.int16: np.dtype(np.int16),
@@ -642,6 +650,22 @@ def _window_slices(q, out_shape, strides, dilations) -> tuple:
                  for i, n, s, d in zip(q, out_shape, strides, dilations))
 
 
+def _window_selection(select, v, positions, shape, strides, dilations) -> np.ndarray:
+    """The position (row-major index in the window) each window of ``v`` selects."""
+    name, replace_if = WINDOW_SELECT[select]
+    compare = BINARY[name]
+    best = sel = None
+    for k, q in enumerate(positions):
+        part = v[_window_slices(q, shape, strides, dilations)]
+        if best is None:
+            best, sel = part.copy(), np.zeros(shape, np.int64)
+            continue
+        take = compare(part, best) if replace_if else ~compare(best, part)
+        best = np.where(take, part, best)
+        sel[take] = k
+    return sel
+
+
 def _checked_indices(idx: np.ndarray, size: int, axis: int, fn: str) -> np.ndarray:
     idx = np.asarray(idx, dtype=np.int64)
     if idx.size:
@@ -975,6 +999,27 @@ class NumpyBackend(Backend):
                 _quietly(ufunc, dst, part, dst)  # in place: out is the accumulator
             else:
                 self.store(out, _quietly(fn, self.values(out), part))
+
+    def window_scatter(self, select, out, x, source, window, strides, dilations):
+        check_window_scatter(select, out, x, source, window, strides, dilations)
+        src = self.values(source)
+        acc = np.zeros(out.shape, src.dtype)
+        positions = list(window_positions(window))
+        shape = tuple(source.shape)
+        if source.size:
+            sel = _window_selection(select, self.values(x), positions, shape, strides,
+                                    dilations)
+            add = _BOOL_BINARY["add"] if out.dtype is _d.bool else np.add
+            zero = np.zeros((), src.dtype)
+            # position k's windows, last position first: each element's windows in C order
+            for k in range(len(positions) - 1, -1, -1):
+                hit = sel == k
+                if not hit.any():
+                    continue
+                sl = _window_slices(positions[k], shape, strides, dilations)
+                r = _quietly(add, acc[sl], np.where(hit, src, zero))  # + 0 changes nothing
+                acc[sl] = to_compute(from_compute(r, out.dtype), out.dtype)
+        self.store(out, acc)
 
     # -- linear algebra --------------------------------------------------------------------------
     def matmul(self, out, a, b):

@@ -23,7 +23,7 @@ from .ir import Graph, View
 _AXIS_ARGS = {"reduce": 3, "arg_reduce": 3, "scan": 3, "gather": 2, "scatter": 2, "sort": 2,
               "argsort": 2}
 # primitive -> positions of per-axis tuples that get an entry for the batch axis (a window of 1)
-_PER_AXIS_ARGS = {"window_reduce": (3, 4, 5)}
+_PER_AXIS_ARGS = {"window_reduce": (3, 4, 5), "window_scatter": (4, 5, 6)}
 _UNBATCHED_PRIMS = frozenset({"fill", "iota", "random_bits"})
 
 

@@ -241,9 +241,20 @@ def _window_reduce(fw, node):
     return _m.reshape(gather(flat, 0, _m.reshape(index, (index.size,))), index.shape)
 
 
+def _window_scatter(fw, node):
+    from .rules import window_scatter
+
+    select, _out, xv, sv, window_, strides, dilations = node.args
+    t = fw.tangent(sv)  # linear in the source; the selection is piecewise constant
+    if t is None:
+        return None
+    return window_scatter(select, fw.rp.tensor(xv), t, window_, strides, dilations)
+
+
 JVP = {"unary": _elementwise, "binary": _elementwise, "where": _where, "cast": _same,
        "copy": _same, "assign": _same, "reduce": _reduce, "scan": _scan, "matmul": _matmul,
-       "gather": _gather, "scatter": _scatter, "sort": _sort, "window_reduce": _window_reduce}
+       "gather": _gather, "scatter": _scatter, "sort": _sort, "window_reduce": _window_reduce,
+       "window_scatter": _window_scatter}
 
 CONTROL_JVP: dict = {}  # cond, while_loop, scan_loop: registered by control.py
 

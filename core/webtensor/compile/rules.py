@@ -21,7 +21,7 @@ from ..api import creation as _c
 from ..api import elementwise as ew
 from ..api import manipulation as _m
 from ..api import statistical as _st
-from ..backends.base import window_positions, window_shape, window_view
+from ..backends.base import WINDOW_SELECT, window_positions, window_shape, window_view
 from ..tensor import Tensor, cast, empty
 from .ir import View
 from .trace import READ_MODIFY_WRITE
@@ -396,21 +396,31 @@ def _window_parts(x: Tensor, window_, strides, dilations) -> list:
             for q in window_positions(window_)]
 
 
-def window_selected(x: Tensor, op: str, window_, strides, dilations) -> Tensor:
-    """The flat position in ``x`` of the element each window's max (min) derivative goes to:
-    XLA's select-and-scatter with >= (<=), which JAX differentiates reduce_window by.  Walking
-    the window in order, a later element replaces the selected one unless the selected one
-    compares >= (<=) to it: the first of equal extremes wins, and a NaN gives way."""
-    keep = ew.greater_equal if op == "max" else ew.less_equal
+def window_selected(x: Tensor, select: str, window_, strides, dilations) -> Tensor:
+    """The flat position in ``x`` of the element each window selects, as ``window_scatter``
+    selects it (``"max"``/``"min"``: XLA's select-and-scatter, which JAX differentiates
+    reduce_window by: the first of equal extremes, and a NaN gives way)."""
+    name, replace_if = WINDOW_SELECT[select]
+    compare = getattr(ew, name)
     best = index = None
     for v, i in _window_parts(x, window_, strides, dilations):
         if best is None:
             best, index = v, i
             continue
-        take = ew.logical_not(keep(best, v))
+        take = compare(v, best) if replace_if else ew.logical_not(compare(best, v))
         best = ew.where(take, v, best)
         index = ew.where(take, i, index)
     return index
+
+
+def window_scatter(select: str, x: Tensor, source: Tensor, window_, strides,
+                   dilations) -> Tensor:
+    """The ``window_scatter`` primitive: ``source`` added at each window's selected element."""
+    out = empty(x.shape, source.dtype, x.device)
+    if out.size:
+        x.device.backend.window_scatter(select, out, x, source, tuple(window_), tuple(strides),
+                                        tuple(dilations))
+    return out
 
 
 def _window_others(views: list) -> list:
@@ -463,10 +473,18 @@ def _window_reduce_vjp(node, rp, g):
         others = _window_others([v for v, _ in parts])
         index = _m.concat([_flat(i) for _, i in parts])
         updates = _m.concat([_flat(ew.multiply(g, o)) for o in others])
-    else:
-        index = _flat(window_selected(x, op, window_, strides, dilations))
-        updates = _flat(_contiguous(g))
-    return [(xview, _m.reshape(_scatter_add((x.size,), 0, index, updates), x.shape))]
+        return [(xview, _m.reshape(_scatter_add((x.size,), 0, index, updates), x.shape))]
+    # max/min: the gradient goes to the selected element of each window
+    return [(xview, window_scatter(op, x, _contiguous(g), window_, strides, dilations))]
+
+
+def _window_scatter_vjp(node, rp, g):
+    select, _out, xview, sview, window_, strides, dilations = node.args
+    if sview.dtype.kind not in "fc":
+        return []
+    index = window_selected(rp.tensor(xview), select, window_, strides, dilations)
+    picked = _gather(_flat(_contiguous(g)), 0, _flat(index))
+    return [(sview, _m.reshape(picked, sview.shape))]
 
 
 VJP = {
@@ -474,6 +492,7 @@ VJP = {
     "cast": _cast_vjp, "copy": _copy_vjp, "assign": _assign_vjp, "reduce": _reduce_vjp,
     "scan": _scan_vjp, "matmul": _matmul_vjp, "gather": _gather_vjp,
     "scatter": _scatter_vjp, "sort": _sort_vjp, "window_reduce": _window_reduce_vjp,
+    "window_scatter": _window_scatter_vjp,
 }
 
 CONTROL_VJP: dict = {}  # control.py's nodes (cond, scan_loop, while_loop): ad_control.py

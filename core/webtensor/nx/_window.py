@@ -30,7 +30,6 @@ from .. import dtypes as _d
 from ..api import _reduce as _r
 from ..api import elementwise as _ew
 from ..api import linalg as _la
-from ..api import manipulation as _m
 from ..tensor import Tensor, empty
 from ._core import (
     axis_index,
@@ -253,8 +252,8 @@ def window_reduce(tensor, acc, window_dimensions, fun, *, strides=1, padding="va
     return _copy(result, t.names)
 
 
-def _window_scatter(select, tensor, source, init_value, window_dimensions, strides, padding,
-                    fn: str) -> Tensor:
+def _window_scatter(select: str, tensor, source, init_value, window_dimensions, strides,
+                    padding, fn: str) -> Tensor:
     t, src = to_tensor(tensor, fn), to_tensor(source, fn)
     (init,), _ = prepare((init_value,), fn)
     if isinstance(init, Tensor) and init.ndim:
@@ -268,40 +267,16 @@ def _window_scatter(select, tensor, source, init_value, window_dimensions, strid
         fail(fn, "source shape must match valid windows in input tensor")
     dev = t.device
     x = _padded(t, config, init, fn)
-    # Nx's selection: scanning the window in order, a value that compares >= (<= for min) to
-    # the one selected so far takes its place, so the last of equal extremes wins
-    best, index = None, None
-    for k, v in enumerate(_views(x, window, strides, dilations, out_shape)):
-        if best is None:
-            best, index = v, _r.full(out_shape, 0, _d.int64, dev)
-            continue
-        take = select(v, best)
-        best = _ew.where(take, v, best)
-        index = _ew.where(take, operand_as(k, _d.int64, dev, fn), index)
-    # coordinates of each selected element in the unpadded tensor
-    flat, valid, stride = None, None, 1
-    for ax in range(t.ndim - 1, -1, -1):
-        w = window[ax]
-        inner = math.prod(window[ax + 1:])
-        q = index if inner == 1 else _ew.floor_divide(index, operand_as(inner, _d.int64, dev, fn))
-        q = _ew.remainder(q, operand_as(w, _d.int64, dev, fn)) if w > 1 else \
-            _ew.multiply(q, operand_as(0, _d.int64, dev, fn))
-        line = _r.reshape(_ew.multiply(_r.iota(out_shape[ax], dev),
-                                       operand_as(strides[ax], _d.int64, dev, fn)),
-                          tuple(n if i == ax else 1 for i, n in enumerate(out_shape)))
-        c = _ew.subtract(_ew.add(q, line), operand_as(config[ax][0], _d.int64, dev, fn))
-        n = t.shape[ax]
-        ok = _ew.logical_and(_ew.greater_equal(c, operand_as(0, _d.int64, dev, fn)),
-                             _ew.less(c, operand_as(n, _d.int64, dev, fn)))
-        valid = ok if valid is None else _ew.logical_and(valid, ok)
-        term = c if stride == 1 else _ew.multiply(c, operand_as(stride, _d.int64, dev, fn))
-        flat = term if flat is None else _ew.add(flat, term)
-        stride *= n
-    flat = _ew.where(valid, flat, operand_as(t.size, _d.int64, dev, fn))
-    base = _r.full((t.size + 1,), 0, dt, dev)
-    _m.write(base, operand_as(init, dt, dev, fn), fn)
-    out = _r.scatter("add", base, 0, _r.flatten(flat), _r.flatten(operand_as(src, dt, dev, fn)))
-    return _r.reshape(_r.slice_axis(out, 0, 0, t.size), t.shape, t.names)
+    # one window_scatter: Nx's selection (the last element comparing >= (<=) to the one
+    # selected so far), the sources added in the windows' order from 0, then init_value
+    out = empty(x.shape, dt, dev)
+    if out.size:
+        dev.backend.window_scatter(select, out, x, operand_as(src, dt, dev, fn), tuple(window),
+                                   tuple(strides), tuple(dilations))
+    offset = sum(lo * st for (lo, _), st in zip(config, out.strides))
+    inner = out._view(t.shape, out.strides, offset)  # the padding's share is dropped
+    result = _ew.add(operand_as(init, dt, dev, fn), inner)
+    return result._view(result.shape, result.strides, result.offset, names=t.names)
 
 
 @nx_function
@@ -309,7 +284,7 @@ def window_scatter_max(tensor, source, init_value, window_dimensions, *, strides
                        padding="valid") -> Tensor:
     """Scatters (adds) ``source`` onto a tensor of ``init_value`` at the maximum of each
     window of ``tensor`` (the gradient of ``window_max``)."""
-    return _window_scatter(_ew.greater_equal, tensor, source, init_value, window_dimensions,
+    return _window_scatter("max_last", tensor, source, init_value, window_dimensions,
                            strides, padding, "window_scatter_max")
 
 
@@ -318,7 +293,7 @@ def window_scatter_min(tensor, source, init_value, window_dimensions, *, strides
                        padding="valid") -> Tensor:
     """Scatters (adds) ``source`` at the minimum of each window (the gradient of
     ``window_min``)."""
-    return _window_scatter(_ew.less_equal, tensor, source, init_value, window_dimensions,
+    return _window_scatter("min_last", tensor, source, init_value, window_dimensions,
                            strides, padding, "window_scatter_min")
 
 

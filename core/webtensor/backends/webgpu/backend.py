@@ -50,7 +50,8 @@ OUTPUT = {"copy": (0, False), "assign": (0, True), "fill": (0, False), "iota": (
           "cast": (0, False), "unary": (1, False), "binary": (1, False), "where": (0, False),
           "reduce": (1, False), "arg_reduce": (1, False), "scan": (1, False),
           "matmul": (0, False), "gather": (0, False), "scatter": (1, True), "sort": (0, False),
-          "argsort": (0, False), "random_bits": (0, False), "window_reduce": (1, False)}
+          "argsort": (0, False), "random_bits": (0, False), "window_reduce": (1, False),
+          "window_scatter": (1, False)}
 
 
 def _warn_float64(dtypes) -> None:

@@ -1,5 +1,5 @@
 """The window kernel family: ``window_reduce`` (sum, prod, max, min over sliding windows) as one
-WGSL kernel, ``shaders/window.wgsl``.
+WGSL kernel, ``shaders/window.wgsl``, and ``window_scatter`` (select and scatter) as two.
 
 One invocation per output word folds its elements' windows: it starts from the window's first
 element and applies the elementwise op's own WGSL expression (``exprs.BINARY``: add, multiply,
@@ -14,17 +14,23 @@ The input is any strided view (the padded tensor); its window origins are a stri
 over the collapsed output shape, the window dims collapse too (a window spanning contiguous
 memory is one loop).  float64/complex128 and complex max/min have no kernel: the CPU computes
 them.
+
+``window_scatter``: ``window_select.wgsl`` walks each window the same way and writes the
+position it selects (the comparison is the elementwise one, ``exprs.BINARY``); then
+``window_scatter.wgsl`` gives each output element one invocation, which visits the windows
+holding it in C order (each axis's window positions, last first) and adds the source of those
+that selected it, in the dtype's arithmetic: no atomics, no sort, the CPU's order.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ..base import WINDOW_OPS, check_window
+from ..base import WINDOW_OPS, WINDOW_SELECT, check_window, check_window_scatter
 from . import exprs, kernels
 from .kernels import STORAGE, STORAGE_OF, Kernel, Params
 
-PRIMITIVES = ("window_reduce",)
+PRIMITIVES = ("window_reduce", "window_scatter")
 _PLANS_MAX = 4096  # as the elementwise family: the device's plans dropped all at once
 
 # The storages that compute in a wider type and round when stored: the fold rounds after each
@@ -33,21 +39,26 @@ _ROUND = {"f16": "f16_bits_to_f32(f32_to_f16_bits({v}))",
           "bf16": "bf16_bits_to_f32(f32_to_bf16_bits({v}))"}
 
 
-def _storage_body(storage: str) -> str:
-    """The main function's body: output word(s) ``t`` from ``window_value``."""
+# the additive zero per compute type (window_scatter's start)
+_ZERO = {"f32": "0.0", "i32": "0", "u32": "0u", "bool": "false", "vec2<u32>": "vec2<u32>(0u)",
+         "vec2<f32>": "vec2<f32>(0.0)"}
+
+
+def _storage_body(storage: str, value: str = "window_value") -> str:
+    """The main function's body: output word(s) ``t`` from ``value(i)``."""
     s = STORAGE[storage]
     if s.words > 1:
         parts = "xyzw"[:s.words]
-        lines = [f"let r = {s.store.format(v='window_value(t)')};",
+        lines = [f"let r = {s.store.format(v=f'{value}(t)')};",
                  *(f"out0[{s.words}u * t + {k}u] = r.{c};" for k, c in enumerate(parts))]
     elif s.per_word == 1:
-        lines = [f"out0[t] = {s.store.format(v='window_value(t)')};"]
+        lines = [f"out0[t] = {s.store.format(v=f'{value}(t)')};"]
     else:
         lines = ["var word = 0u;",
                  f"for (var j = 0u; j < {s.per_word}u; j = j + 1u) {{",
                  f"    let i = t * {s.per_word}u + j;",
                  "    if (i < prm(1u)) {",
-                 f"        word = word | ({s.store.format(v='window_value(i)')} << "
+                 f"        word = word | ({s.store.format(v=f'{value}(i)')} << "
                  f"(j * {s.bits}u));",
                  "    }",
                  "}",
@@ -55,8 +66,9 @@ def _storage_body(storage: str) -> str:
     return "\n".join("    " + line for line in lines)
 
 
-def _loops(outer: int) -> str:
-    """Nested loops over ``outer`` window dims around the innermost one (offsets ``o1``...)."""
+def _loops(outer: int, body) -> str:
+    """Nested loops over ``outer`` window dims around the innermost one (offsets ``o1``...),
+    ``body`` (lines) at each element ``off`` but a window's first (``j0``)."""
     lines, pad = [], "    "
     for d in range(1, outer + 1):
         lines += [f"{pad}for (var k{d} = 0u; k{d} < prm(base + {2 * d}u); k{d} = k{d} + 1u) {{",
@@ -64,7 +76,7 @@ def _loops(outer: int) -> str:
         pad += "    "
     lines += [f"{pad}var off = o{outer} + i32(j0) * step;",
               f"{pad}for (var j = j0; j < inner; j = j + 1u) {{",
-              f"{pad}    acc = op(acc, load_x(u32(off)));",
+              *(f"{pad}    {line}" for line in body),
               f"{pad}    off += step;",
               f"{pad}}}",
               f"{pad}j0 = 0u;"]
@@ -74,14 +86,92 @@ def _loops(outer: int) -> str:
     return "\n".join(lines)
 
 
+def _fold(storage: str, expr: str) -> str:
+    return _ROUND.get(storage, "{v}").format(v=f"({expr})")
+
+
 @lru_cache(maxsize=128)
 def window_kernel(storage: str, expr: str, outer: int, slots: int) -> Kernel:
     """The kernel folding with ``expr`` on ``storage`` over windows of ``outer`` + 1 dims."""
-    fold = _ROUND.get(storage, "{v}").format(v=f"({expr})")
     s = STORAGE[storage]
-    return kernels.render("window", 1, 1, slots, elem=s.wgsl_type, fold=fold,
-                          load=s.load.format(buf="in0", idx="idx"), loops=_loops(outer),
+    loops = _loops(outer, ["acc = op(acc, load_x(u32(off)));"])
+    return kernels.render("window", 1, 1, slots, elem=s.wgsl_type, fold=_fold(storage, expr),
+                          load=s.load.format(buf="in0", idx="idx"), loops=loops,
                           body=_storage_body(storage))
+
+
+@lru_cache(maxsize=128)
+def select_kernel(storage: str, compare: str, replace_if: bool, outer: int,
+                  slots: int) -> Kernel:
+    """The kernel writing each window's selected position (u32)."""
+    s = STORAGE[storage]
+    loops = _loops(outer, ["let v = load_x(u32(off));",
+                           "if (replaces(best, v)) {",
+                           "    best = v;",
+                           "    sel = k;",
+                           "}",
+                           "k = k + 1u;"])
+    replace = "compare(v, best)" if replace_if else "!compare(best, v)"
+    return kernels.render("window_select", 1, 1, slots, elem=s.wgsl_type, compare=compare,
+                          replace=replace, load=s.load.format(buf="in0", idx="idx"),
+                          loops=loops)
+
+
+_AXIS = 8  # parameter slots per axis of window_scatter.wgsl
+
+
+def _scatter_loops(rank: int) -> str:
+    """Per axis ``a`` (outermost first) a loop over the windows holding the element, in
+    ascending order (so the windows' C order), with the element's position ``q`` in each:
+    window index ``lin``, position ``k``, source offset ``s``.  The windows' range along an
+    axis is computed once, outside the loops; a dilated axis skips positions between taps."""
+    lines, pad = [], "    "
+    for a in range(rank):
+        b = 4 + _AXIS * a
+        lines += [f"    let d{a} = prm_i({b + 2}u);",
+                  f"    let st{a} = prm_i({b + 3}u);",
+                  f"    let lo{a} = i32((u32(p{a}) + prm({b + 6}u)) / prm({b + 3}u)) - "
+                  f"prm_i({b + 7}u);",
+                  f"    let hi{a} = min(prm_i({b + 4}u) - 1, p{a} / st{a});"]
+    lin, k, src = "lin", "k", "s"
+    for a in range(rank):
+        b = 4 + _AXIS * a
+        lines += [
+            f"{pad}for (var w{a} = max(lo{a}, 0); w{a} <= hi{a}; w{a} = w{a} + 1) {{",
+            f"{pad}    var q{a} = p{a} - w{a} * st{a};",
+            f"{pad}    if (d{a} > 1) {{",
+            f"{pad}        if (q{a} % d{a} != 0) {{",
+            f"{pad}            continue;",
+            f"{pad}        }}",
+            f"{pad}        q{a} = q{a} / d{a};",
+            f"{pad}    }}",
+            f"{pad}    let lin{a} = {lin} * prm_i({b + 4}u) + w{a};",
+            f"{pad}    let k{a} = {k} * prm_i({b + 1}u) + q{a};",
+            f"{pad}    let s{a} = {src} + w{a} * prm_i({b + 5}u);"]
+        lin, k, src = f"lin{a}", f"k{a}", f"s{a}"
+        pad += "    "
+    lines += [f"{pad}if (in1[u32({lin})] == u32({k})) {{",
+              f"{pad}    acc = op(acc, load_src(u32({src})));",
+              f"{pad}}}"]
+    for _ in range(rank):
+        pad = pad[:-4]
+        lines.append(f"{pad}}}")
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=128)
+def scatter_kernel(storage: str, expr: str, rank: int, slots: int) -> Kernel:
+    """The kernel adding each element's selected sources (``rank`` axes of size > 1)."""
+    s = STORAGE[storage]
+    coords = []
+    for a in range(rank - 1, -1, -1):
+        coords += [f"    let p{a} = i32(rem % prm({4 + _AXIS * a}u));",
+                   f"    rem = rem / prm({4 + _AXIS * a}u);"]
+    return kernels.render("window_scatter", 2, 1, slots, elem=s.wgsl_type,
+                          fold=_fold(storage, expr), zero=_ZERO[s.wgsl_type],
+                          load=s.load.format(buf="in0", idx="idx"), coords="\n".join(coords),
+                          loops=_scatter_loops(rank), body=_storage_body(storage,
+                                                                         "scatter_value"))
 
 
 def _expr(op: str, dt) -> tuple[str | None, str | None]:
@@ -89,20 +179,37 @@ def _expr(op: str, dt) -> tuple[str | None, str | None]:
     return storage, exprs.binary(WINDOW_OPS[op], storage) if op in WINDOW_OPS else None
 
 
-def _plan(storage: str, expr: str, out, x, window, strides, dilations) -> tuple:
-    """(kernel, packed parameters, workgroups) of one window reduction."""
+def _window_params(out_shape, n: int, threads: int, x, window, strides, dilations):
+    """The window kernels' parameters (``shaders/window.wgsl``) and their outer window dims."""
     origin_steps = [st * s for st, s in zip(x.strides, strides)]
-    shape, (origins,) = kernels.collapse(out.shape, [origin_steps])
+    shape, (origins,) = kernels.collapse(out_shape, [origin_steps])
     wshape, (wsteps,) = kernels.collapse(window, [[st * d for st, d in zip(x.strides,
                                                                            dilations)]])
     if not wshape:  # a window of one element: a strided copy
         wshape, wsteps = (1,), (0,)
-    threads = -(-out.size // STORAGE[storage].per_word)
-    params = Params(out.size, threads, shape, [(x.offset, origins)])
+    params = Params(n, threads, shape, [(x.offset, origins)])
     params.add(wshape[-1], wsteps[-1])
-    for n, step in zip(wshape[:-1], wsteps[:-1]):
-        params.add(n, step)
-    kernel = window_kernel(storage, expr, len(wshape) - 1, len(params.words))
+    for size, step in zip(wshape[:-1], wsteps[:-1]):
+        params.add(size, step)
+    return params, len(wshape) - 1
+
+
+def _planned(dev, key, make) -> tuple:
+    plans = dev.plans
+    found = plans.get(key)
+    if found is None:
+        found = make()
+        if len(plans) >= _PLANS_MAX:
+            plans.clear()
+        plans[key] = found
+    return found
+
+
+def _reduce_plan(storage: str, expr: str, out, x, window, strides, dilations) -> tuple:
+    """(kernel, packed parameters, workgroups) of one window reduction."""
+    threads = -(-out.size // STORAGE[storage].per_word)
+    params, outer = _window_params(out.shape, out.size, threads, x, window, strides, dilations)
+    kernel = window_kernel(storage, expr, outer, len(params.words))
     return kernel, params.pack(kernel), kernels.groups_for(threads)
 
 
@@ -116,26 +223,78 @@ def window_reduce(dev, op, out, x, window, strides, dilations) -> bool:
     x = dev.unaliased(out, [x])[0]
     key = ("window", op, storage, out.shape, x.shape, x.strides, x.offset, tuple(window),
            tuple(strides), tuple(dilations))
-    plans = dev.plans
-    found = plans.get(key)
-    if found is None:
-        found = _plan(storage, expr, out, x, window, strides, dilations)
-        if len(plans) >= _PLANS_MAX:
-            plans.clear()
-        plans[key] = found
-    dev.launch(found[0], [x._data, out._data], found[1], found[2])
+    kernel, params, groups = _planned(dev, key, lambda: _reduce_plan(
+        storage, expr, out, x, window, strides, dilations))
+    dev.launch(kernel, [x._data, out._data], params, groups)
+    return True
+
+
+def _select_exprs(select: str, x_dt, out_dt):
+    """(x's storage, its comparison, out's storage, its addition); None parts: no kernel."""
+    xs, os_ = STORAGE_OF.get(x_dt), STORAGE_OF.get(out_dt)
+    return (xs, exprs.binary(WINDOW_SELECT[select][0], xs) if select in WINDOW_SELECT else None,
+            os_, exprs.binary("add", os_))
+
+
+def _scatter_plans(select, xs, compare, os_, add, out, x, source, window, strides,
+                   dilations) -> tuple:
+    windows = source.size
+    params, outer = _window_params(source.shape, windows, windows, x, window, strides,
+                                   dilations)
+    sk = select_kernel(xs, compare, WINDOW_SELECT[select][1], outer, len(params.words))
+    first = (sk, params.pack(sk), kernels.groups_for(windows))
+    threads = -(-out.size // STORAGE[os_].per_word)
+    params = Params(out.size, threads)
+    params.words[3] = source.offset
+    axes = [a for a, n in enumerate(x.shape) if n > 1]  # a 1-long axis has one window spot
+    for a in axes:
+        # the first window holding p, ceil((p - (w - 1) d) / s), is (p + bias) / s - m with
+        # m = ceil((w - 1) d / s): bias = m s - (w - 1) d + s - 1 keeps the dividend >= 0
+        span = (window[a] - 1) * dilations[a]
+        m = -(-span // strides[a])
+        params.add(x.shape[a], window[a], dilations[a], strides[a], source.shape[a],
+                   source.strides[a], m * strides[a] - span + strides[a] - 1, m)
+    kernel = scatter_kernel(os_, add, len(axes), len(params.words))
+    return first, (kernel, params.pack(kernel), kernels.groups_for(threads))
+
+
+def window_scatter(dev, select, out, x, source, window, strides, dilations) -> bool:
+    check_window_scatter(select, out, x, source, window, strides, dilations)
+    xs, compare, os_, add = _select_exprs(select, x.dtype, out.dtype)
+    if compare is None or add is None or not dev.native_ok(out, x, source):
+        return False
+    if out.size == 0:
+        return True
+    x, source = dev.unaliased(out, [x, source])
+    key = ("window_scatter", select, xs, os_, out.shape, x.strides, x.offset, source.strides,
+           source.offset, tuple(window), tuple(strides), tuple(dilations))
+    first, second = _planned(dev, key, lambda: _scatter_plans(
+        select, xs, compare, os_, add, out, x, source, window, strides, dilations))
+    chosen = dev.allocate(4 * max(1, source.size))
+    if source.size:
+        dev.launch(first[0], [x._data, chosen], first[1], first[2])
+    dev.launch(second[0], [source._data, chosen, out._data], second[1], second[2])
     return True
 
 
 # -- the family's interface (backend.FAMILIES) ----------------------------------------------------
 
 def supports(prim: str, op: str, dt) -> bool:
-    """A kernel exists for ``op`` on dtype ``dt`` (layout and size are ``run``'s)."""
+    """A kernel exists for ``op`` on dtype ``dt`` (layout and size are ``run``'s; a scatter's
+    source has the input's dtype here)."""
+    if prim == "window_scatter":
+        _, compare, _, add = _select_exprs(op, dt, dt)
+        return compare is not None and add is not None
     return _expr(op, dt)[1] is not None
 
 
 def capability(prim: str, dt) -> str:
-    applicable = ("sum", "prod") if dt.kind == "c" else tuple(WINDOW_OPS)
+    if prim == "window_scatter":
+        if dt.kind == "c":
+            return "n/a"  # complex numbers have no order
+        applicable = tuple(WINDOW_SELECT)
+    else:
+        applicable = ("sum", "prod") if dt.kind == "c" else tuple(WINDOW_OPS)
     native = sum(supports(prim, op, dt) for op in applicable)
     if native == len(applicable):
         return "native"
@@ -143,7 +302,8 @@ def capability(prim: str, dt) -> str:
 
 
 def run(dev, prim: str, *args) -> bool:
-    return window_reduce(dev, *args)
+    return (window_scatter if prim == "window_scatter" else window_reduce)(dev, *args)
 
 
-__all__ = ["PRIMITIVES", "supports", "capability", "run", "window_kernel"]
+__all__ = ["PRIMITIVES", "supports", "capability", "run", "window_kernel", "select_kernel",
+           "scatter_kernel"]

@@ -139,6 +139,32 @@ def test_capabilities_match_dispatch_for_window_ops(rec, op):
     assert caps["float64"] == caps["complex128"] == "cpu"
 
 
+@pytest.mark.parametrize("select", ["max", "min", "max_last", "min_last"])
+def test_capabilities_match_dispatch_for_window_scatter(rec, select):
+    """Select and scatter: two launches (selection, then the gathering sum) where the family
+    has kernels, the CPU otherwise; complex inputs are refused."""
+    dev, backend, driver = rec
+    family = FAMILIES["window_scatter"]
+    caps = backend.capabilities()["window_scatter"]
+    for dt in _d.all_dtypes:
+        x = wt.permute_dims(_tensor(dev, dt, (4, 5)), (1, 0))
+        src = wt.permute_dims(_tensor(dev, _d.float32, (2, 2)), (1, 0))
+        out = wt.empty((5, 4), dtype=_d.float32, device=dev)
+        if dt.kind == "c":
+            assert caps[dt.name] == "n/a"
+            with pytest.raises(TypeError, match="window_scatter: selecting among complex"):
+                backend.window_scatter(select, out, x, src, (2, 3), (2, 1), (1, 1))
+            continue
+        launches, routed = _calls(backend, driver)
+        backend.window_scatter(select, out, x, src, (2, 3), (2, 1), (1, 1))
+        now_launches, now_routed = _calls(backend, driver)
+        if family.supports("window_scatter", select, dt):
+            assert caps[dt.name] == "native"
+            assert (now_launches, now_routed) == (launches + 2, routed), f"{select}({dt.name})"
+        else:
+            assert caps[dt.name] == "cpu" and now_routed == routed + 1, f"{select}({dt.name})"
+
+
 @pytest.mark.filterwarnings("ignore:webgpu. tensors larger than")
 def test_window_inputs_beyond_the_binding_limit_go_to_the_cpu():
     driver = RecordingDriver({"max-storage-buffer-binding-size": 256})
@@ -198,6 +224,8 @@ def test_generated_kernels_declare_what_they_bind(rec):
                           (1, 1), (1, 1))
     backend.window_reduce("sum", wt.empty((2, 2), dtype=_d.int64, device=dev),
                           _tensor(dev, _d.int64), (2, 3), (1, 1), (1, 1))
+    backend.window_scatter("max", wt.empty((3, 4), dtype=_d.bfloat16, device=dev), x,
+                           _tensor(dev, _d.bfloat16, (2, 3)), (2, 2), (1, 1), (1, 1))
     for launch in driver.launches:
         storage = re.findall(r"var<storage, (read|read_write)>", launch.wgsl)
         assert storage.count("read") == len(launch.inputs)

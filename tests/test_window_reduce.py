@@ -190,6 +190,101 @@ def test_primitive_errors(dev):
         b.window_reduce("max", empty((3,), wt.complex64, dev), z, (2,), (1,), (1,))
 
 
+# -- select and scatter ---------------------------------------------------------------------------
+
+SELECTS = ("max", "min", "max_last", "min_last")
+
+
+def scatter(select, x, source, window, strides, dilations):
+    out = empty(x.shape, source.dtype, x.device)
+    if out.size:
+        x.device.backend.window_scatter(select, out, x, source, tuple(window), tuple(strides),
+                                        tuple(dilations))
+    return out
+
+
+def ref_selected(select, values, window, strides, dilations, shape):
+    """Per window, the index (in ``values``) of the element the selection rule picks."""
+    ge = select.startswith("max")
+    last = select.endswith("_last")
+    picked = {}
+    for o in itertools.product(*(range(n) for n in shape)):
+        best = None
+        for q in itertools.product(*(range(w) for w in window)):
+            at = tuple(i * s + j * d for i, s, j, d in zip(o, strides, q, dilations))
+            if best is None:
+                best = at
+                continue
+            a, b = (values[at], values[best]) if last else (values[best], values[at])
+            holds = bool(a >= b) if ge else bool(a <= b)  # NaN compares False
+            if holds == last:
+                best = at
+        picked[o] = best
+    return picked
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_window_scatter_matches_numpy_and_the_cpu(dev, data):
+    dt = data.draw(st.sampled_from([d for d in wt.all_dtypes if d.kind != "c"]), label="x")
+    out_dt = data.draw(st.sampled_from([dt, wt.float32, wt.int64, wt.float16]), label="out")
+    select = data.draw(st.sampled_from(SELECTS), label="select")
+    shape, window, strides, dilations = data.draw(geometries(), label="geometry")
+    values = data.draw(st.lists(dtype_values(dt), min_size=math.prod(shape),
+                                max_size=math.prod(shape)), label="values")
+    wshape = window_shape(shape, window, strides, dilations)
+    small = dtype_values(out_dt, finite=True, bound=4) if out_dt.kind == "f" else \
+        dtype_values(out_dt)  # integers wrap as they add
+    sources = data.draw(st.lists(small, min_size=math.prod(wshape),
+                                 max_size=math.prod(wshape)), label="source")
+    layout = data.draw(st.none() | layouts(len(shape)), label="layout")
+    xs, ss = storage_array(values, dt, shape), storage_array(sources, out_dt, wshape)
+    x = tensor_from_storage(xs, dt, dev, layout=layout)
+    got = scatter(select, x, tensor_from_storage(ss, out_dt, dev), window, strides, dilations)
+    # the reference: the sources of the windows selecting each element, in the windows' C
+    # order, added from 0 in the output's arithmetic
+    picked = ref_selected(select, compute_values(xs, dt), window, strides, dilations, wshape)
+    src = compute_values(ss, out_dt)
+    want = np.zeros(shape, src.dtype)
+    with np.errstate(all="ignore"):
+        for o, at in picked.items():
+            want[at] = np.logical_or(want[at], src[o]) if out_dt is wt.bool else \
+                want[at] + src[o]
+            if out_dt is wt.bfloat16:
+                want[at] = bf16_round(want[at])
+    assert_same_values(storage_of(got), to_storage(want, out_dt), out_dt)
+    cpu = scatter(select, tensor_from_storage(xs, dt, CPU, layout=layout),
+                  tensor_from_storage(ss, out_dt, CPU), window, strides, dilations)
+    same_bits(got, cpu, out_dt)
+
+
+def test_window_scatter_selections_with_ties_and_nan(dev):
+    x = wt.asarray([[3.0, 3.0, math.nan, 1.0, 5.0, 5.0]], device=dev)
+    src = wt.asarray([[10.0, 20.0, 30.0, 40.0, 50.0]], device=dev)  # windows of 2, stride 1
+    got = {sel: scatter(sel, x, src, (1, 2), (1, 1), (1, 1)).tolist()[0] for sel in SELECTS}
+    # first extreme wins and a NaN gives way | the last extreme wins, a NaN only if first
+    assert got["max"] == [10.0, 0.0, 20.0, 30.0, 90.0, 0.0]
+    assert got["max_last"] == [0.0, 30.0, 30.0, 0.0, 40.0, 50.0]
+    assert got["min"] == [10.0, 0.0, 20.0, 70.0, 50.0, 0.0]
+    assert got["min_last"] == [0.0, 30.0, 30.0, 40.0, 0.0, 50.0]
+
+
+def test_window_scatter_errors(dev):
+    b = dev.backend
+    x, src = wt.zeros((4,), device=dev), wt.zeros((3,), device=dev)
+    with pytest.raises(ValueError, match="window_scatter: unknown selection 'mean'"):
+        b.window_scatter("mean", empty((4,), wt.float32, dev), x, src, (2,), (1,), (1,))
+    with pytest.raises(ValueError, match=r"window_scatter: source has shape \(3,\), the "
+                                         r"windows give \(2,\)"):
+        b.window_scatter("max", empty((4,), wt.float32, dev), x, src, (3,), (1,), (1,))
+    with pytest.raises(TypeError, match="window_scatter: out is int32 but the source is "
+                                        "float32"):
+        b.window_scatter("max", empty((4,), wt.int32, dev), x, src, (2,), (1,), (1,))
+    with pytest.raises(TypeError, match="window_scatter: selecting among complex values"):
+        z = wt.zeros((4,), dtype=wt.complex64, device=dev)
+        b.window_scatter("max", empty((4,), wt.float32, dev), z, src, (2,), (1,), (1,))
+
+
 # -- the nx window ops ----------------------------------------------------------------------------
 
 _IDENTITY = {"sum": 0, "product": 1, "mean": 0}
@@ -470,6 +565,32 @@ def test_vmap_equals_a_loop(dev, op):
         same_bits(got, wt.stack(examples), got.dtype)
 
 
+@pytest.mark.parametrize("name", ["window_scatter_max", "window_scatter_min"])
+def test_window_scatter_derivatives_and_vmap(dev, name):
+    """Linear in the source: its gradient is the cotangent read at each window's selected
+    element, its jvp the scatter of the tangent; vmap equals a loop."""
+    rnd = np.random.default_rng(6)
+    x = wt.asarray(rnd.integers(-3, 4, size=(4, 6)).astype(np.float32), device=dev)  # ties
+    fn = getattr(nx, name)
+    kw = {"strides": [1, 2], "padding": "same"}
+    src = wt.asarray(rnd.normal(size=(4, 3)).astype(np.float32), device=dev)
+    w = rnd.normal(size=(4, 6)).astype(np.float32)
+    g = wt.grad(lambda s: wt.sum(fn(x, s, 0.0, (2, 3), **kw) * wt.asarray(w, device=dev)))(src)
+    pad = _jax_pad((2, 3), (1, 1), "same")
+    xp = np.pad(np.asarray(x.tolist()), pad, constant_values=0.0)
+    wp = np.pad(w, pad)
+    select = "max_last" if name.endswith("max") else "min_last"
+    picked = ref_selected(select, xp, (2, 3), (1, 2), (1, 1), (4, 3))
+    assert g.tolist() == [[float(wp[picked[(i, j)]]) for j in range(3)] for i in range(4)]
+    t = wt.asarray(rnd.normal(size=(4, 3)).astype(np.float32), device=dev)
+    _, jt = wt.jvp(lambda s: fn(x, s, 0.0, (2, 3), **kw), (src,), (t,))
+    same_bits(jt, fn(x, t, 0.0, (2, 3), **kw), wt.float32)
+    xs = wt.stack([x, -x, x * 2])
+    batched = wt.vmap(lambda a, s: fn(a, s, 1.0, (2, 3), **kw))(xs, wt.stack([src, t, src]))
+    loop = wt.stack([fn(xs[i], [src, t, src][i], 1.0, (2, 3), **kw) for i in range(3)])
+    same_bits(batched, loop, wt.float32)
+
+
 def test_jit_records_one_window_node_and_matches_eager(dev):
     @nx.defn
     def pool(t):
@@ -485,3 +606,7 @@ def test_jit_records_one_window_node_and_matches_eager(dev):
     same_bits(pool(x), eager, wt.float32)
     g = wt.jit(wt.grad(lambda t: wt.sum(pool(t))))(x)
     same_bits(g, wt.grad(lambda t: wt.sum(pool(t)))(x), wt.float32)
+    # the gradient: a window sum for the sum, one select-and-scatter for the max, no sort
+    prims = [n.prim for n in wt.make_graph(wt.grad(lambda t: wt.sum(pool(t))))(x).nodes]
+    assert prims.count("window_scatter") == 1 and "scatter" not in prims
+    assert "sort" not in prims and "argsort" not in prims

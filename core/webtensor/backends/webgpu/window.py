@@ -130,9 +130,13 @@ def _scatter_loops(rank: int) -> str:
         b = 4 + _AXIS * a
         lines += [f"    let d{a} = prm_i({b + 2}u);",
                   f"    let st{a} = prm_i({b + 3}u);",
-                  f"    let lo{a} = i32((u32(p{a}) + prm({b + 6}u)) / prm({b + 3}u)) - "
+                  f"    var lo{a} = p{a} - prm_i({b + 7}u);  // stride 1: no division",
+                  f"    var hi{a} = min(prm_i({b + 4}u) - 1, p{a});",
+                  f"    if (st{a} > 1) {{",
+                  f"        lo{a} = i32((u32(p{a}) + prm({b + 6}u)) / prm({b + 3}u)) - "
                   f"prm_i({b + 7}u);",
-                  f"    let hi{a} = min(prm_i({b + 4}u) - 1, p{a} / st{a});"]
+                  f"        hi{a} = min(prm_i({b + 4}u) - 1, p{a} / st{a});",
+                  "    }"]
     lin, k, src = "lin", "k", "s"
     for a in range(rank):
         b = 4 + _AXIS * a

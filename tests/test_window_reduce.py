@@ -258,6 +258,39 @@ def test_window_scatter_matches_numpy_and_the_cpu(dev, data):
     same_bits(got, cpu, out_dt)
 
 
+DISJOINT = [((2, 2), (2, 2), (1, 1)), ((2, 3), (3, 4), (1, 1)), ((2, 2), (3, 2), (2, 1)),
+            ((1, 1), (1, 2), (1, 1))]
+
+
+@pytest.mark.parametrize("geometry", DISJOINT, ids=str)
+@pytest.mark.parametrize("out_dt", [wt.float32, wt.int64, wt.complex64, wt.float16],
+                         ids=lambda d: d.name)
+def test_window_scatter_over_disjoint_windows(dev, geometry, out_dt):
+    """Pooling's case (no element in two windows): on WebGPU one kernel per window writes its
+    own elements (whole-word outputs); the same bits as everywhere, zero signs included."""
+    window, strides, dilations = geometry
+    rnd = np.random.default_rng(7)
+    xs = rnd.integers(-2, 3, size=(6, 8)).astype(np.float32)
+    xs[1, 1] = np.nan
+    wshape = window_shape(xs.shape, window, strides, dilations)
+    src = rnd.integers(-3, 4, size=wshape).astype(np.float32)
+    src[0, 0] = -0.0  # 0 + -0.0 is +0.0
+    for select in SELECTS:
+        got, cpu = (scatter(select, wt.asarray(xs, device=d)[:, ::-1],
+                            wt.asarray(src, device=d).astype(out_dt), window, strides,
+                            dilations) for d in (dev, CPU))
+        same_bits(got, cpu, out_dt)
+    dev_r, backend, driver = _recording()
+    x = wt.asarray(xs, device=wt.device.cpu).to_device(dev_r)
+    source = wt.zeros(wshape, dtype=out_dt, device=dev_r)
+    before = len(driver.launches)
+    scatter("max", x, source, window, strides, dilations)
+    covering = window == strides and all(o * s == n for o, s, n in zip(wshape, strides,
+                                                                       xs.shape))
+    packed = out_dt is wt.float16  # two elements a word: the general two kernels
+    assert len(driver.launches) - before == (2 if packed or not covering else 1)
+
+
 def test_window_scatter_selections_with_ties_and_nan(dev):
     x = wt.asarray([[3.0, 3.0, math.nan, 1.0, 5.0, 5.0]], device=dev)
     src = wt.asarray([[10.0, 20.0, 30.0, 40.0, 50.0]], device=dev)  # windows of 2, stride 1

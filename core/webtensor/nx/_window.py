@@ -133,7 +133,6 @@ def _identity(op: str, dt):
     return info.min if op == "max" else info.max
 
 
-_FOLD = {"sum": _ew.add, "product": _ew.multiply, "max": _ew.maximum, "min": _ew.minimum}
 # the backend primitive's op names
 _PRIMITIVE_OP = {"sum": "sum", "product": "prod", "max": "max", "min": "min"}
 
@@ -208,10 +207,10 @@ _BUILTIN_FOLD = {inspect.unwrap(f): op for f, op in (
 
 
 def _builtin(fun, acc, dt):
-    """The window op ``fun`` folds with when starting from ``acc`` gives exactly the native
-    fold (the first step returns the first element), else None (the user's function path).
-    A sum from +0.0 differs only where every element is -0.0; adding ``acc`` afterwards
-    (``_window_reduce_builtin``) covers it.  Complex products from 1 are not exact (inf * 0)."""
+    """The window op of ``fun`` when folding from ``acc`` gives exactly the native fold (the
+    first step returns the first element), else None (the user's function path).  A float sum
+    from +0.0 differs only where every element is -0.0, which adding ``acc`` afterwards
+    fixes; complex products from 1 are not exact (inf * 0 is NaN)."""
     op = _BUILTIN_FOLD.get(inspect.unwrap(fun)) if callable(fun) else None
     if op is None or acc.__class__ not in (int, float) or (dt.kind == "c" and op != "sum"):
         return None

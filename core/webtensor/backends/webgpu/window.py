@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ...shape import contiguous_strides as _contiguous_strides
 from ..base import WINDOW_OPS, WINDOW_SELECT, check_window, check_window_scatter
 from . import exprs, kernels
 from .kernels import STORAGE, STORAGE_OF, Kernel, Params
@@ -39,9 +40,10 @@ _ROUND = {"f16": "f16_bits_to_f32(f32_to_f16_bits({v}))",
           "bf16": "bf16_bits_to_f32(f32_to_bf16_bits({v}))"}
 
 
-# the additive zero per compute type (window_scatter's start)
-_ZERO = {"f32": "0.0", "i32": "0", "u32": "0u", "bool": "false", "vec2<u32>": "vec2<u32>(0u)",
-         "vec2<f32>": "vec2<f32>(0.0)"}
+# the additive zero per compute type (window_scatter's start; opq keeps the shader compiler
+# from folding 0.0 + x to x, which is -0.0 where the sum is +0.0)
+_ZERO = {"f32": "opq(0.0)", "i32": "0", "u32": "0u", "bool": "false",
+         "vec2<u32>": "vec2<u32>(0u)", "vec2<f32>": "vec2<f32>(opq(0.0))"}
 
 
 def _storage_body(storage: str, value: str = "window_value") -> str:
@@ -118,6 +120,88 @@ def select_kernel(storage: str, compare: str, replace_if: bool, outer: int,
 
 
 _AXIS = 8  # parameter slots per axis of window_scatter.wgsl
+
+
+def _paired_loops(outer: int, body) -> str:
+    """``_loops`` walking in0 (offset ``off``) and out0 (offset ``yoff``) together: three
+    parameter slots per window dim (size, in0 step, out0 step)."""
+    lines, pad = ["    {  // (a scope: the kernel has two of these)"], "        "
+    for d in range(1, outer + 1):
+        b = 3 * d
+        lines += [f"{pad}for (var k{d} = 0u; k{d} < prm(base + {b}u); k{d} = k{d} + 1u) {{",
+                  f"{pad}    let x{d} = x{d - 1} + i32(k{d}) * prm_i(base + {b + 1}u);",
+                  f"{pad}    let y{d} = y{d - 1} + i32(k{d}) * prm_i(base + {b + 2}u);"]
+        pad += "    "
+    lines += [f"{pad}var off = x{outer} + i32(j0) * xstep;",
+              f"{pad}var yoff = y{outer} + i32(j0) * ystep;",
+              f"{pad}for (var j = j0; j < inner; j = j + 1u) {{",
+              *(f"{pad}    {line}" for line in body),
+              f"{pad}    off += xstep;",
+              f"{pad}    yoff += ystep;",
+              f"{pad}}}",
+              f"{pad}j0 = 0u;"]
+    for _ in range(outer + 1):
+        pad = pad[:-4]
+        lines.append(f"{pad}}}")
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=128)
+def select_write_kernel(xs: str, compare: str, replace_if: bool, os_: str, add: str,
+                        outer: int, slots: int) -> Kernel:
+    """Select and scatter over disjoint windows into an unpacked output, in one kernel."""
+    s, o = STORAGE[xs], STORAGE[os_]
+    if o.words > 1:
+        store = [f"    let r = {o.store.format(v='v')};",
+                 *(f"    out0[{o.words}u * idx + {k}u] = r.{c};"
+                   for k, c in enumerate("xyzw"[:o.words]))]
+    else:
+        store = [f"    out0[idx] = {o.store.format(v='v')};"]
+    zero = _ZERO[o.wgsl_type]
+    return kernels.render(
+        "window_select_write", 2, 1, slots, elem=s.wgsl_type, compare=compare,
+        replace="compare(v, best)" if replace_if else "!compare(best, v)",
+        load=s.load.format(buf="in0", idx="idx"), oelem=o.wgsl_type, fold=_fold(os_, add),
+        load_src=o.load.format(buf="in1", idx="idx"), store="\n".join(store), zero=zero,
+        select_loops=_paired_loops(outer, ["let v = load_x(u32(off));",
+                                           "if (replaces(best, v)) {",
+                                           "    best = v;",
+                                           "    chosen = yoff;",
+                                           "}"]),
+        write_loops=_paired_loops(outer, [f"store_out(u32(yoff), select({zero}, value, "
+                                          f"yoff == chosen));"]))
+
+
+def _disjoint(window, strides, dilations) -> bool:
+    """No two windows share an element (each stride covers its window's extent)."""
+    return all(s >= (w - 1) * d + 1 for w, s, d in zip(window, strides, dilations))
+
+
+def _covering(shape, window, strides, dilations, windows_shape) -> bool:
+    """Disjoint windows that cover every element (nothing left to zero)."""
+    return all(w == s and d == 1 and o * s == n
+               for n, w, s, d, o in zip(shape, window, strides, dilations, windows_shape))
+
+
+def _select_write_plan(select, xs, compare, os_, add, out, x, source, window, strides,
+                       dilations) -> tuple:
+    cs = _contiguous_strides(out.shape)
+    steps = [[st * s for st, s in zip(x.strides, strides)],
+             [c * s for c, s in zip(cs, strides)], list(source.strides)]
+    shape, (xo, yo, so) = kernels.collapse(source.shape, steps)
+    wshape, (wx, wy) = kernels.collapse(window, [[st * d for st, d in zip(x.strides,
+                                                                          dilations)],
+                                                 [c * d for c, d in zip(cs, dilations)]])
+    if not wshape:
+        wshape, wx, wy = (1,), (0,), (0,)
+    params = Params(source.size, source.size, shape, [(x.offset, xo), (0, yo),
+                                                      (source.offset, so)])
+    params.add(wshape[-1], wx[-1], wy[-1])
+    for n, a, b in zip(wshape[:-1], wx[:-1], wy[:-1]):
+        params.add(n, a, b)
+    kernel = select_write_kernel(xs, compare, WINDOW_SELECT[select][1], os_, add,
+                                 len(wshape) - 1, len(params.words))
+    return kernel, params.pack(kernel), kernels.groups_for(source.size)
 
 
 def _scatter_loops(rank: int) -> str:
@@ -270,6 +354,16 @@ def window_scatter(dev, select, out, x, source, window, strides, dilations) -> b
     if out.size == 0:
         return True
     x, source = dev.unaliased(out, [x, source])
+    if source.size and _disjoint(window, strides, dilations) and \
+            STORAGE[os_].per_word == 1:  # each window writes its own elements: one kernel
+        key = ("window_select_write", select, xs, os_, out.shape, x.strides, x.offset,
+               source.strides, source.offset, tuple(window), tuple(strides), tuple(dilations))
+        kernel, params, groups = _planned(dev, key, lambda: _select_write_plan(
+            select, xs, compare, os_, add, out, x, source, window, strides, dilations))
+        if not _covering(x.shape, window, strides, dilations, source.shape):
+            dev.fill(out, 0)
+        dev.launch(kernel, [x._data, source._data, out._data], params, groups)
+        return True
     key = ("window_scatter", select, xs, os_, out.shape, x.strides, x.offset, source.strides,
            source.offset, tuple(window), tuple(strides), tuple(dilations))
     first, second = _planned(dev, key, lambda: _scatter_plans(
@@ -310,4 +404,4 @@ def run(dev, prim: str, *args) -> bool:
 
 
 __all__ = ["PRIMITIVES", "supports", "capability", "run", "window_kernel", "select_kernel",
-           "scatter_kernel"]
+           "scatter_kernel", "select_write_kernel"]

@@ -1018,7 +1018,7 @@ class NumpyBackend(Backend):
                     continue
                 sl = _window_slices(positions[k], shape, strides, dilations)
                 r = _quietly(add, acc[sl], np.where(hit, src, zero))  # + 0 changes nothing
-                acc[sl] = to_compute(from_compute(r, out.dtype), out.dtype)
+                acc[sl] = bf16_to_f32(f32_to_bf16(r)) if out.dtype is _d.bfloat16 else r
         self.store(out, acc)
 
     # -- linear algebra --------------------------------------------------------------------------

@@ -1,9 +1,11 @@
-"""webtensor.nx's composed kernels, webgpu against the CPU device in the same run:
+"""webtensor.nx's window ops and conv, webgpu against the CPU device in the same run:
 
 * ``nx.conv``: a 3x3 convolution with 64 input and 64 output channels on a 1x64x56x56 f32 input
-  (valid and same padding), i.e. im2col views + one batched ``wt.matmul``;
-* ``nx.window_max``: 2x2 windows with stride 2 on the same input (max-pooling), i.e. four
-  strided views folded with ``maximum``;
+  (valid and same padding), i.e. the patch matrix (one strided view of the input, copied) + one
+  batched ``wt.matmul``;
+* ``nx.window_max``: 2x2 windows with stride 2 on the same input (max-pooling), i.e. one
+  ``window_reduce`` (one kernel on webgpu), and its gradient (one ``window_scatter``: two
+  kernels);
 
 eager, and compiled with ``nx.defn``.  Each timing ends with a one-element read (the GPU
 finishes the work); inputs are already on the device.  Numbers, never pass/fail.
@@ -48,12 +50,16 @@ def pool(x):
     return nx.window_max(x, (1, 1, 2, 2), strides=[1, 1, 2, 2])
 
 
+pool_grad = wt.jit(wt.grad(lambda x: wt.sum(nx.window_max(x, (1, 1, 2, 2),
+                                                          strides=[1, 1, 2, 2]))))
+
 CASES = [
     ("conv 3x3 valid", lambda x, k: nx.conv(x, k)),
     ("conv 3x3 same", lambda x, k: nx.conv(x, k, padding="same")),
     ("conv 3x3 same, defn", conv_same),
     ("window_max 2x2/2", lambda x, k: nx.window_max(x, (1, 1, 2, 2), strides=[1, 1, 2, 2])),
     ("window_max 2x2/2, defn", lambda x, k: pool(x)),
+    ("window_max 2x2/2 gradient, jit", lambda x, k: pool_grad(x)),
 ]
 
 

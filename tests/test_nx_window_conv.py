@@ -320,3 +320,40 @@ def test_window_max_gradient_is_window_scatter_max(dev):
                                  strides=2)
     assert g.tolist() == want.tolist() == [[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]]
     assert isinstance(g, wt.Tensor)
+
+
+@pytest.mark.parametrize("case", [c for c in CONV_CASES if c["batch_group_size"] == 1][:6]
+                         + [{"input": (1, 2, 12, 11), "kernel": (2, 2, 9, 9), "strides": [1, 1],
+                             "padding": "same", "input_dilation": [1, 1],
+                             "kernel_dilation": [1, 1], "feature_group_size": 1,
+                             "batch_group_size": 1}],
+                         ids=lambda c: f"{c['input']}k{c['kernel']}")
+def test_conv_gradients_match_jax(dev, case):
+    """Both gradients through the patch matrix (one overlapping strided view of the input,
+    whose adjoint adds the kernel positions back one at a time, or with one scatter for a 9x9
+    kernel) against JAX's convolution; small integers keep every sum exact."""
+    jax = pytest.importorskip("jax")
+    rnd = np.random.default_rng(len(str(case)))
+    x = rnd.integers(-3, 4, size=case["input"]).astype(np.float32)
+    k = rnd.integers(-2, 3, size=case["kernel"]).astype(np.float32)
+    opts = {key: v for key, v in case.items() if key not in ("input", "kernel")}
+    m = x.ndim - 2
+    eff = [(n - 1) * d + 1 for n, d in zip(k.shape[2:], case["kernel_dilation"])]
+    pad = same_padding(eff) if case["padding"] == "same" else \
+        [(0, 0)] * m if case["padding"] == "valid" else case["padding"]
+    spatial = "HW"[:m] if m <= 2 else "DHW"
+    dims = ("NC" + spatial, "OI" + spatial, "NC" + spatial)
+
+    def jconv(a, b):
+        return jax.lax.conv_general_dilated(
+            a, b, case["strides"], [tuple(p) for p in pad], case["input_dilation"],
+            case["kernel_dilation"], dimension_numbers=dims,
+            feature_group_count=case["feature_group_size"])
+
+    w = rnd.integers(-2, 3, size=jconv(x, k).shape).astype(np.float32)
+    want_x, want_k = jax.grad(lambda a, b: (jconv(a, b) * w).sum(), argnums=(0, 1))(x, k)
+    tx, tk = wt.asarray(x, device=dev), wt.asarray(k, device=dev)
+    tw = wt.asarray(w, device=dev)
+    gx, gk = wt.grad(lambda a, b: wt.sum(nx.conv(a, b, **opts) * tw), argnums=(0, 1))(tx, tk)
+    assert gx.tolist() == np.asarray(want_x).tolist()
+    assert gk.tolist() == np.asarray(want_k).tolist()

@@ -94,6 +94,9 @@ def test_capabilities_match_dispatch_for_elementwise_ops(rec, op):
     ("where", lambda b, dev, dt: b.where(
         wt.empty((3, 4), dtype=dt, device=dev), _tensor(dev, _d.bool), _tensor(dev, dt),
         _tensor(dev, dt))),
+    ("window_reduce", lambda b, dev, dt: b.window_reduce(
+        "sum", wt.empty((2, 2), dtype=dt, device=dev), _tensor(dev, dt), (2, 2), (1, 2),
+        (1, 1))),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_capabilities_match_dispatch_for_other_primitives(rec, prim, call):
     dev, backend, driver = rec
@@ -108,6 +111,72 @@ def test_capabilities_match_dispatch_for_other_primitives(rec, prim, call):
             assert now_routed == routed and now_launches > launches, f"{prim}({dt.name}) routed"
         elif caps[dt.name] == "cpu":
             assert now_routed == routed + 1, f"{prim}({dt.name}) ran natively, report says cpu"
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+def test_capabilities_match_dispatch_for_window_ops(rec, op):
+    """Every op and dtype: a kernel launches exactly when the family says it has one (one
+    launch: the window kernel), else the CPU computes it; complex max/min are refused."""
+    dev, backend, driver = rec
+    family = FAMILIES["window_reduce"]
+    for dt in _d.all_dtypes:
+        x = wt.permute_dims(_tensor(dev, dt, (4, 5)), (1, 0))  # a strided input
+        out = wt.empty((2, 2), dtype=dt, device=dev)
+        if dt.kind == "c" and op in ("max", "min"):
+            with pytest.raises(TypeError, match="window_reduce: .* complex"):
+                backend.window_reduce(op, out, x, (2, 3), (2, 1), (1, 1))
+            continue
+        launches, routed = _calls(backend, driver)
+        backend.window_reduce(op, out, x, (2, 3), (2, 1), (1, 1))
+        now_launches, now_routed = _calls(backend, driver)
+        if family.supports("window_reduce", op, dt):
+            assert (now_launches, now_routed) == (launches + 1, routed), f"{op}({dt.name})"
+            assert "fn window_value(" in driver.launches[-1].wgsl
+        else:
+            assert now_routed == routed + 1, f"{op}({dt.name}) ran natively, claims no kernel"
+    caps = backend.capabilities()["window_reduce"]
+    assert caps["float32"] == caps["complex64"] == caps["int64"] == "native"
+    assert caps["float64"] == caps["complex128"] == "cpu"
+
+
+@pytest.mark.parametrize("select", ["max", "min", "max_last", "min_last"])
+def test_capabilities_match_dispatch_for_window_scatter(rec, select):
+    """Select and scatter: two launches (selection, then the gathering sum) where the family
+    has kernels, the CPU otherwise; complex inputs are refused."""
+    dev, backend, driver = rec
+    family = FAMILIES["window_scatter"]
+    caps = backend.capabilities()["window_scatter"]
+    for dt in _d.all_dtypes:
+        x = wt.permute_dims(_tensor(dev, dt, (4, 5)), (1, 0))
+        src = wt.permute_dims(_tensor(dev, _d.float32, (2, 2)), (1, 0))
+        out = wt.empty((5, 4), dtype=_d.float32, device=dev)
+        if dt.kind == "c":
+            assert caps[dt.name] == "n/a"
+            with pytest.raises(TypeError, match="window_scatter: selecting among complex"):
+                backend.window_scatter(select, out, x, src, (2, 3), (2, 1), (1, 1))
+            continue
+        launches, routed = _calls(backend, driver)
+        backend.window_scatter(select, out, x, src, (2, 3), (2, 1), (1, 1))
+        now_launches, now_routed = _calls(backend, driver)
+        if family.supports("window_scatter", select, dt):
+            assert caps[dt.name] == "native"
+            assert (now_launches, now_routed) == (launches + 2, routed), f"{select}({dt.name})"
+        else:
+            assert caps[dt.name] == "cpu" and now_routed == routed + 1, f"{select}({dt.name})"
+
+
+@pytest.mark.filterwarnings("ignore:webgpu. tensors larger than")
+def test_window_inputs_beyond_the_binding_limit_go_to_the_cpu():
+    driver = RecordingDriver({"max-storage-buffer-binding-size": 256})
+    backend = WebGPUBackend(driver)
+    dev = Device("webgpu-recording", lambda: backend)
+    small, big = _tensor(dev, _d.float32, (4, 4)), _tensor(dev, _d.float32, (12, 12))
+    backend.window_reduce("max", wt.empty((3, 3), dtype=_d.float32, device=dev), small,
+                          (2, 2), (1, 1), (1, 1))
+    assert not backend.routed and len(driver.launches) == 1
+    backend.window_reduce("max", wt.empty((11, 11), dtype=_d.float32, device=dev), big, (2, 2),
+                          (1, 1), (1, 1))
+    assert backend.routed[("window_reduce", "float32")] == 1 and len(driver.launches) == 1
 
 
 def test_capabilities_cover_every_primitive_and_dtype(rec):
@@ -151,6 +220,12 @@ def test_generated_kernels_declare_what_they_bind(rec):
     wt.where(x > 0, x, -x)
     wt.cumulative_sum(x, axis=1)
     wt.argmax(x, axis=0)
+    backend.window_reduce("max", wt.empty((2, 3), dtype=_d.float16, device=dev), x, (2, 2),
+                          (1, 1), (1, 1))
+    backend.window_reduce("sum", wt.empty((2, 2), dtype=_d.int64, device=dev),
+                          _tensor(dev, _d.int64), (2, 3), (1, 1), (1, 1))
+    backend.window_scatter("max", wt.empty((3, 4), dtype=_d.bfloat16, device=dev), x,
+                           _tensor(dev, _d.bfloat16, (2, 3)), (2, 2), (1, 1), (1, 1))
     for launch in driver.launches:
         storage = re.findall(r"var<storage, (read|read_write)>", launch.wgsl)
         assert storage.count("read") == len(launch.inputs)

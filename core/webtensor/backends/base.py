@@ -16,6 +16,7 @@ Elementwise ops are named by the strings of ``webtensor.ops`` (``"add"``, ``"sin
 
 from __future__ import annotations
 
+import itertools
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import wraps
@@ -59,6 +60,79 @@ def check_scatter(op: str, out, axis: int, indices, updates) -> None:
     for d, (ni, no) in enumerate(zip(indices.shape, out.shape)):
         if d != axis and ni > no:
             raise ValueError(f"scatter: indices have {ni} elements along axis {d}, out only {no}")
+
+
+# window_reduce's ops -> the elementwise op that folds two values (the same arithmetic, so a
+# window reduction equals folding its strided views with that op, on every device)
+WINDOW_OPS = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}
+
+
+def window_shape(shape, window, strides, dilations) -> tuple[int, ...]:
+    """The output shape of a window reduction of an (already padded) input of ``shape``."""
+    return tuple(max(0, (n - (w - 1) * d - 1) // s + 1)
+                 for n, w, s, d in zip(shape, window, strides, dilations))
+
+
+def _check_geometry(fn: str, x, window, strides, dilations, windows_shape, what: str):
+    for name, values in (("window", window), ("strides", strides), ("dilations", dilations)):
+        if len(values) != x.ndim or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values):
+            raise ValueError(f"{fn}: {name} must be {x.ndim} positive ints (one per axis of "
+                             f"the input), got {tuple(values)!r}")
+    want = window_shape(x.shape, window, strides, dilations)
+    if tuple(windows_shape) != want:
+        raise ValueError(f"{fn}: {what} has shape {tuple(windows_shape)}, the windows give "
+                         f"{want}")
+    if x.dtype.kind == "c" and what == "source":
+        raise TypeError(f"{fn}: selecting among complex values is not defined (complex "
+                        f"numbers have no order)")
+
+
+def check_window(op: str, out, x, window, strides, dilations) -> None:
+    """The ``window_reduce`` primitive's preconditions (the API guarantees them)."""
+    if op not in WINDOW_OPS:
+        raise ValueError(f"window_reduce: unknown op {op!r}; expected one of "
+                         f"{', '.join(WINDOW_OPS)}")
+    _check_geometry("window_reduce", x, window, strides, dilations, out.shape, "out")
+    if out.dtype is not x.dtype:
+        raise TypeError(f"window_reduce: out is {out.dtype.name} but the input is "
+                        f"{x.dtype.name}; they must match")
+    if op in ("max", "min") and x.dtype.kind == "c":
+        raise TypeError(f"window_reduce: {op} of complex values is not defined (complex numbers "
+                        f"have no order)")
+
+
+# window_scatter's selections -> (comparison, whether the next element replaces the selected
+# one when comparison(next, selected) holds; else it does unless comparison(selected, next))
+WINDOW_SELECT = {"max": ("greater_equal", False), "min": ("less_equal", False),
+                 "max_last": ("greater_equal", True), "min_last": ("less_equal", True)}
+
+
+def check_window_scatter(select: str, out, x, source, window, strides, dilations) -> None:
+    """The ``window_scatter`` primitive's preconditions."""
+    if select not in WINDOW_SELECT:
+        raise ValueError(f"window_scatter: unknown selection {select!r}; expected one of "
+                         f"{', '.join(WINDOW_SELECT)}")
+    _check_geometry("window_scatter", x, window, strides, dilations, source.shape, "source")
+    if tuple(out.shape) != tuple(x.shape):
+        raise ValueError(f"window_scatter: out has shape {tuple(out.shape)}, the input "
+                         f"{tuple(x.shape)}; they must match")
+    if out.dtype is not source.dtype:
+        raise TypeError(f"window_scatter: out is {out.dtype.name} but the source is "
+                        f"{source.dtype.name}; they must match")
+
+
+def window_positions(window):
+    """The positions inside a window in the fold order: row-major (the last axis fastest)."""
+    return itertools.product(*(range(w) for w in window))
+
+
+def window_view(x, q, out_shape, strides, dilations):
+    """The strided view of ``x`` holding, for every output element, the element at position
+    ``q`` of its window."""
+    steps = tuple(st * s for st, s in zip(x.strides, strides))
+    offset = x.offset + sum(i * d * st for i, d, st in zip(q, dilations, x.strides))
+    return x._view(tuple(out_shape), steps, offset)
 
 
 class Backend:
@@ -145,6 +219,32 @@ class Backend:
 
     def scan(self, op: str, out, x, axis: int) -> None:
         """Inclusive cumulative ``op`` in sum, prod, max, min along ``axis``."""
+        raise NotImplementedError
+
+    def window_reduce(self, op: str, out, x, window, strides, dilations) -> None:
+        """``op`` in sum, prod, max, min over the windows of ``x`` (already padded; any strided
+        view): ``out[o] = fold(x[o * strides + q * dilations] for q in the window)``, one tuple
+        entry per axis, ``out`` C-contiguous of ``window_shape(...)`` and ``x``'s dtype.
+
+        The fold is the elementwise op of ``WINDOW_OPS`` (add, multiply, maximum, minimum, with
+        its NaN and signed-zero rules; bool sum/prod are or/and), applied from the window's
+        first element in row-major order of the positions ``q`` and rounded to the dtype after
+        every step: exactly folding the strided views ``window_view(x, q, ...)`` with that op,
+        so every device gives the same bits.  Complex max/min are refused (TypeError).
+        """
+        raise NotImplementedError
+
+    def window_scatter(self, select: str, out, x, source, window, strides, dilations) -> None:
+        """Select and scatter (the derivative of a window max/min, Nx's window_scatter_max):
+        in each window of ``x`` (as ``window_reduce``'s) one element is selected, walking the
+        window in row-major order from its first element: for ``"max"``/``"min"`` the next
+        element replaces the selected one unless ``selected >= next`` (``<=``) -- XLA's select:
+        the first extreme wins and a NaN gives way -- for ``"max_last"``/``"min_last"`` it
+        does when ``next >= selected`` (``<=``): the last extreme wins, a NaN is kept only
+        in the first position.  ``out`` (C-contiguous, ``x``'s shape, ``source``'s dtype)
+        gets ``0 + source[o] + ...`` over the windows ``o`` that selected each element, in C
+        order of the windows, rounded to the dtype after every step.  Complex ``x`` is
+        refused (TypeError)."""
         raise NotImplementedError
 
     # -- linear algebra --------------------------------------------------------------------------

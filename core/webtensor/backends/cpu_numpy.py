@@ -22,7 +22,15 @@ from .. import dtypes as _d
 from .. import ops as _ops
 from .. import precision as _precision
 from . import _pycodec, _pyops
-from .base import Backend, check_scatter
+from .base import (
+    WINDOW_OPS,
+    WINDOW_SELECT,
+    Backend,
+    check_scatter,
+    check_window,
+    check_window_scatter,
+    window_positions,
+)
 
 _STORAGE = {
     _d.bool: np.dtype(np.bool_), _d.int8: np.dtype(np.int8), _d.int16: np.dtype(np.int16),
@@ -648,6 +656,28 @@ def _seq_cmatmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _complex(acc_r, acc_i, np.complex128)
 
 
+def _window_slices(q, out_shape, strides, dilations) -> tuple:
+    """The basic index selecting, for every output element, position ``q`` of its window."""
+    return tuple(slice(i * d, i * d + (n - 1) * s + 1, s)
+                 for i, n, s, d in zip(q, out_shape, strides, dilations))
+
+
+def _window_selection(select, v, positions, shape, strides, dilations) -> np.ndarray:
+    """The position (row-major index in the window) each window of ``v`` selects."""
+    name, replace_if = WINDOW_SELECT[select]
+    compare = BINARY[name]
+    best = sel = None
+    for k, q in enumerate(positions):
+        part = v[_window_slices(q, shape, strides, dilations)]
+        if best is None:
+            best, sel = part.copy(), np.zeros(shape, np.int64)
+            continue
+        take = compare(part, best) if replace_if else ~compare(best, part)
+        best = np.where(take, part, best)
+        sel[take] = k
+    return sel
+
+
 def _checked_indices(idx: np.ndarray, size: int, axis: int, fn: str) -> np.ndarray:
     idx = np.asarray(idx, dtype=np.int64)
     if idx.size:
@@ -961,6 +991,47 @@ class NumpyBackend(Backend):
             with np.errstate(all="ignore"):
                 r = (np.add if op == "sum" else np.multiply).accumulate(wide, axis=axis)
         self.store(out, r)
+
+    def window_reduce(self, op, out, x, window, strides, dilations):
+        check_window(op, out, x, window, strides, dilations)
+        if out.size == 0:
+            return
+        name = WINDOW_OPS[op]
+        fn = _BOOL_BINARY.get(name, BINARY[name]) if x.dtype is _d.bool else BINARY[name]
+        v = self.values(x)
+        dst = out._data.reshape(out.shape)
+        positions = window_positions(window)
+        # each step is ``binary``'s: values in, the op, stored with the dtype's rounding
+        first = next(positions)
+        self.store(out, v[_window_slices(first, out.shape, strides, dilations)])
+        for q in positions:
+            part = v[_window_slices(q, out.shape, strides, dilations)]
+            ufunc = self._into(fn, out, part.dtype)
+            if ufunc is not None:
+                _quietly(ufunc, dst, part, dst)  # in place: out is the accumulator
+            else:
+                self.store(out, _quietly(fn, self.values(out), part))
+
+    def window_scatter(self, select, out, x, source, window, strides, dilations):
+        check_window_scatter(select, out, x, source, window, strides, dilations)
+        src = self.values(source)
+        acc = np.zeros(out.shape, src.dtype)
+        positions = list(window_positions(window))
+        shape = tuple(source.shape)
+        if source.size:
+            sel = _window_selection(select, self.values(x), positions, shape, strides,
+                                    dilations)
+            add = _BOOL_BINARY["add"] if out.dtype is _d.bool else np.add
+            zero = np.zeros((), src.dtype)
+            # position k's windows, last position first: each element's windows in C order
+            for k in range(len(positions) - 1, -1, -1):
+                hit = sel == k
+                if not hit.any():
+                    continue
+                sl = _window_slices(positions[k], shape, strides, dilations)
+                r = _quietly(add, acc[sl], np.where(hit, src, zero))  # + 0 changes nothing
+                acc[sl] = bf16_to_f32(f32_to_bf16(r)) if out.dtype is _d.bfloat16 else r
+        self.store(out, acc)
 
     # -- linear algebra --------------------------------------------------------------------------
     def matmul(self, out, a, b):

@@ -34,7 +34,16 @@ from .. import ops as _ops
 from .. import shape as _s
 from . import _pycodec as _c
 from ._pyops import BINARY, UNARY
-from .base import Backend, check_scatter
+from .base import (
+    WINDOW_OPS,
+    WINDOW_SELECT,
+    Backend,
+    check_scatter,
+    check_window,
+    check_window_scatter,
+    window_positions,
+    window_view,
+)
 
 NAN = math.nan
 _KIND = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
@@ -379,6 +388,57 @@ class PythonBackend(Backend):
         _write_order(out, order, _c.convert(vals, x.dtype.kind, out.dtype))
 
     # -- linear algebra --------------------------------------------------------------------------
+    def window_reduce(self, op, out, x, window, strides, dilations):
+        check_window(op, out, x, window, strides, dilations)
+        if out.size == 0:
+            return
+        fn = BINARY[WINDOW_OPS[op]]
+        dt = x.dtype
+        acc = None
+        for q in window_positions(window):
+            vals = read_view(window_view(x, q, out.shape, strides, dilations))
+            # each step is ``binary``'s: the op, then the dtype's rounding
+            acc = list(vals) if acc is None else _c.convert(fn(acc, vals, dt), dt.kind, dt)
+        _write(out, acc)
+
+    def window_scatter(self, select, out, x, source, window, strides, dilations):
+        check_window_scatter(select, out, x, source, window, strides, dilations)
+        dt = out.dtype
+        acc = _c.convert([0] * out.size, "i", dt)
+        positions = list(window_positions(window))
+        shape = tuple(source.shape)
+        if source.size:
+            name, replace_if = WINDOW_SELECT[select]
+            compare = BINARY[name]
+            best = sel = None
+            for k, q in enumerate(positions):
+                vals = read_view(window_view(x, q, shape, strides, dilations))
+                if best is None:
+                    best, sel = list(vals), [0] * len(vals)
+                    continue
+                take = compare(vals, best, x.dtype) if replace_if else \
+                    [not t for t in compare(best, vals, x.dtype)]
+                for j, t in enumerate(take):
+                    if t:
+                        best[j], sel[j] = vals[j], k
+            src = read_view(source)
+            add = BINARY["add"]
+            cs = _s.contiguous_strides(out.shape)  # acc is C-ordered over out.shape
+            steps = [c * st for c, st in zip(cs, strides)]
+            # position k's windows, last position first: each element's windows in C order
+            for k in range(len(positions) - 1, -1, -1):
+                js = [j for j, s in enumerate(sel) if s == k]
+                if not js:
+                    continue
+                start = sum(i * d * c for i, d, c in zip(positions[k], dilations, cs))
+                offs = _s.flat_offsets(shape, steps, start)
+                targets = [offs[j] for j in js]
+                new = _c.convert(add([acc[p] for p in targets], [src[j] for j in js], dt),
+                                 dt.kind, dt)
+                for p, v in zip(targets, new):
+                    acc[p] = v
+        _write(out, acc)
+
     def matmul(self, out, a, b):
         *batch, m, k = a.shape
         n = b.shape[-1]

@@ -16,6 +16,8 @@ cotangent between the region it wrote and the rest.
 
 from __future__ import annotations
 
+import itertools
+
 from .. import _tracing
 from .. import dtypes as _d
 from .. import shape as _s
@@ -110,6 +112,25 @@ def _overlapping(shape, strides) -> bool:
     return False
 
 
+_SPLIT_MAX = 64  # sub-views an overlapping view's adjoint adds one by one (more: one scatter)
+
+
+def _loop_dims(shape, strides):
+    """Dims to walk one index at a time so that the rest of the view overlaps nowhere, the
+    shortest first (a window's positions, as in nx.conv's patches), or None when that is more
+    than ``_SPLIT_MAX`` sub-views."""
+    rest = [d for d, n in enumerate(shape) if n > 1]
+    loop, count = [], 1
+    while _overlapping([shape[d] for d in rest], [strides[d] for d in rest]):
+        d = min(rest, key=lambda d: shape[d])
+        rest.remove(d)
+        loop.append(d)
+        count *= shape[d]
+        if count > _SPLIT_MAX:
+            return None
+    return loop
+
+
 def transpose_view(view: View, g: Tensor) -> Tensor:
     """The cotangent of ``view.value`` (dense, the value's shape) from the cotangent ``g`` of
     the tensor ``view`` denotes: the adjoint of reading through the view."""
@@ -138,7 +159,26 @@ def transpose_view(view: View, g: Tensor) -> Tensor:
         if size:
             backend.assign(target, _contiguous(g))
         return _m.reshape(zeros, value.shape)
-    # overlapping views (rare: as_strided windows): add every element where it came from
+    # overlapping views (as_strided windows, nx.conv's patches): add every element where it
+    # came from, a few non-overlapping sub-views at a time, or all at once with a scatter
+    loop = _loop_dims(shape, strides)
+    if loop is not None:
+        from ..api import elementwise as ew
+
+        gc = _contiguous(g)
+        keep = [d for d in range(len(shape)) if d not in loop]
+        sub = tuple(shape[d] for d in keep)
+        for idx in itertools.product(*(range(shape[d]) for d in loop)):
+            target = Tensor._wrap(zeros._data, sub, g.dtype, device,
+                                  strides=tuple(strides[d] for d in keep),
+                                  offset=view.offset + sum(i * strides[d]
+                                                           for i, d in zip(idx, loop)))
+            part = Tensor._wrap(gc._data, sub, g.dtype, device,
+                                strides=tuple(gc.strides[d] for d in keep),
+                                offset=gc.offset + sum(i * gc.strides[d]
+                                                       for i, d in zip(idx, loop)))
+            backend.assign(target, ew.add(target, part))
+        return _m.reshape(zeros, value.shape)
     index = _flat_indices(shape, strides, view.offset, device)
     out = empty((value.size,), g.dtype, device)
     backend.copy(out, zeros)

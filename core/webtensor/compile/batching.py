@@ -22,6 +22,8 @@ from .ir import Graph, View
 # primitive -> positions of axis parameters that move by one under a batch axis
 _AXIS_ARGS = {"reduce": 3, "arg_reduce": 3, "scan": 3, "gather": 2, "scatter": 2, "sort": 2,
               "argsort": 2}
+# primitive -> positions of per-axis tuples that get an entry for the batch axis (a window of 1)
+_PER_AXIS_ARGS = {"window_reduce": (3, 4, 5), "window_scatter": (4, 5, 6)}
 _UNBATCHED_PRIMS = frozenset({"fill", "iota", "random_bits"})
 
 
@@ -111,6 +113,8 @@ class Batcher:
         if k is not None:
             axes = args[k]
             args[k] = tuple(a + 1 for a in axes) if isinstance(axes, tuple) else axes + 1
+        for k in _PER_AXIS_ARGS.get(node.prim, ()):
+            args[k] = (1,) + tuple(args[k])
         fresh = node.prim not in ("assign", "scatter")
         dense = node.base is None and w.dense
         if fresh and not dense:

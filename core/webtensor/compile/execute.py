@@ -21,7 +21,7 @@ from .passes import dead_code
 # of a buffer they run into a temporary that is then assigned.
 _FRESH_OUT = frozenset({"copy", "fill", "iota", "cast", "unary", "binary", "where", "reduce",
                         "arg_reduce", "scan", "matmul", "gather", "sort", "argsort",
-                        "random_bits"})
+                        "random_bits", "window_reduce", "window_scatter"})
 
 
 class Executable:

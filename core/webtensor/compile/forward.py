@@ -219,9 +219,44 @@ def _sort(fw, node):
     return gather(t, axis, perm)
 
 
+def _window_reduce(fw, node):
+    from .rules import _gather as gather
+    from .rules import _window_others, _window_parts, window, window_selected
+
+    op, _out, xv, window_, strides, dilations = node.args
+    t = fw.tangent(xv)
+    if t is None:
+        return None
+    if op == "sum":
+        return window(t, "sum", window_, strides, dilations)
+    x = fw.rp.tensor(xv)
+    if op == "prod":
+        views = [v for v, _ in _window_parts(x, window_, strides, dilations)]
+        tans = [v for v, _ in _window_parts(t, window_, strides, dilations)]
+        total = None
+        for dt, others in zip(tans, _window_others(views)):
+            term = ew.multiply(dt, others)
+            total = term if total is None else ew.add(total, term)
+        return total
+    index = window_selected(x, op, window_, strides, dilations)
+    flat = _m.reshape(_contiguous(t), (t.size,))
+    return _m.reshape(gather(flat, 0, _m.reshape(index, (index.size,))), index.shape)
+
+
+def _window_scatter(fw, node):
+    from .rules import window_scatter
+
+    select, _out, xv, sv, window_, strides, dilations = node.args
+    t = fw.tangent(sv)  # linear in the source; the selection is piecewise constant
+    if t is None:
+        return None
+    return window_scatter(select, fw.rp.tensor(xv), t, window_, strides, dilations)
+
+
 JVP = {"unary": _elementwise, "binary": _elementwise, "where": _where, "cast": _same,
        "copy": _same, "assign": _same, "reduce": _reduce, "scan": _scan, "matmul": _matmul,
-       "gather": _gather, "scatter": _scatter, "sort": _sort}
+       "gather": _gather, "scatter": _scatter, "sort": _sort, "window_reduce": _window_reduce,
+       "window_scatter": _window_scatter}
 
 CONTROL_JVP: dict = {}  # cond, while_loop, scan_loop (control.py), host (host.py)
 

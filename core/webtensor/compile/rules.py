@@ -25,10 +25,12 @@ from __future__ import annotations
 import math
 
 from .. import dtypes as _d
+from .. import shape as _s
 from ..api import creation as _c
 from ..api import elementwise as ew
 from ..api import manipulation as _m
 from ..api import statistical as _st
+from ..backends.base import WINDOW_SELECT, window_positions, window_shape, window_view
 from ..tensor import Tensor, cast, empty
 from .ir import View
 from .trace import READ_MODIFY_WRITE
@@ -402,11 +404,124 @@ def _sort_vjp(node, rp, g):
     return [(xview, _scatter_add(x.shape, axis, perm, g))]
 
 
+# -- window reductions ------------------------------------------------------------------------
+
+def window(x: Tensor, op: str, window_, strides, dilations) -> Tensor:
+    """The ``window_reduce`` primitive on the view ``x``, into a fresh tensor."""
+    out = empty(window_shape(x.shape, window_, strides, dilations), x.dtype, x.device)
+    if out.size:
+        x.device.backend.window_reduce(op, out, x, tuple(window_), tuple(strides),
+                                       tuple(dilations))
+    return out
+
+
+def _window_parts(x: Tensor, window_, strides, dilations) -> list:
+    """Per window position (row-major): the view of ``x`` at that position and the flat
+    C-order positions (int64) in ``x`` of its elements."""
+    out_shape = window_shape(x.shape, window_, strides, dilations)
+    flat = _m.reshape(_c.arange(x.size, dtype=_d.int64, device=x.device), x.shape)
+    return [(window_view(x, q, out_shape, strides, dilations),
+             window_view(flat, q, out_shape, strides, dilations))
+            for q in window_positions(window_)]
+
+
+def window_selected(x: Tensor, select: str, window_, strides, dilations) -> Tensor:
+    """The flat position in ``x`` of the element each window selects, as ``window_scatter``
+    selects it (``"max"``/``"min"``: XLA's select-and-scatter, which JAX differentiates
+    reduce_window by: the first of equal extremes, and a NaN gives way)."""
+    name, replace_if = WINDOW_SELECT[select]
+    compare = getattr(ew, name)
+    best = index = None
+    for v, i in _window_parts(x, window_, strides, dilations):
+        if best is None:
+            best, index = v, i
+            continue
+        take = compare(v, best) if replace_if else ew.logical_not(compare(best, v))
+        best = ew.where(take, v, best)
+        index = ew.where(take, i, index)
+    return index
+
+
+def window_scatter(select: str, x: Tensor, source: Tensor, window_, strides,
+                   dilations) -> Tensor:
+    """The ``window_scatter`` primitive: ``source`` added at each window's selected element."""
+    out = empty(x.shape, source.dtype, x.device)
+    if out.size:
+        x.device.backend.window_scatter(select, out, x, source, tuple(window_), tuple(strides),
+                                        tuple(dilations))
+    return out
+
+
+def _window_others(views: list) -> list:
+    """For each window position, the product of the window's other elements (exclusive
+    products from both sides: exact at zeros)."""
+    n = len(views)
+    left, right = [None] * n, [None] * n
+    for k in range(1, n):
+        left[k] = views[k - 1] if left[k - 1] is None else ew.multiply(left[k - 1], views[k - 1])
+    for k in range(n - 2, -1, -1):
+        right[k] = views[k + 1] if right[k + 1] is None else \
+            ew.multiply(views[k + 1], right[k + 1])
+    out = []
+    for lo, hi, v in zip(left, right, views):
+        if lo is None and hi is None:
+            out.append(_c.ones_like(v))
+        else:
+            out.append(hi if lo is None else lo if hi is None else ew.multiply(lo, hi))
+    return out
+
+
+def _flat(t: Tensor) -> Tensor:
+    return _m.reshape(t, (t.size,))
+
+
+def window_sum_transpose(g: Tensor, shape, window_, strides, dilations) -> Tensor:
+    """The adjoint of a window sum: each input element gets the sum of ``g`` over the windows
+    holding it.  As JAX does: ``g`` spread ``strides`` apart into zeros padded by the window's
+    extent less one, then summed over windows with the same dilations and stride 1."""
+    lows = [(w - 1) * d for w, d in zip(window_, dilations)]
+    padded = tuple(n + lo for n, lo in zip(shape, lows))
+    z = _zeros(padded, g.dtype, g.device)
+    if g.size:
+        cs = _s.contiguous_strides(padded)
+        region = z._view(g.shape, tuple(c * s for c, s in zip(cs, strides)),
+                         sum(lo * c for lo, c in zip(lows, cs)))
+        g.device.backend.assign(region, _contiguous(g))
+    return window(z, "sum", window_, (1,) * len(shape), dilations)
+
+
+def _window_reduce_vjp(node, rp, g):
+    op, _out, xview, window_, strides, dilations = node.args
+    if xview.dtype.kind not in "fc":
+        return []
+    x = rp.tensor(xview)
+    if op == "sum":
+        return [(xview, window_sum_transpose(g, x.shape, window_, strides, dilations))]
+    if op == "prod":
+        parts = _window_parts(x, window_, strides, dilations)
+        others = _window_others([v for v, _ in parts])
+        index = _m.concat([_flat(i) for _, i in parts])
+        updates = _m.concat([_flat(ew.multiply(g, o)) for o in others])
+        return [(xview, _m.reshape(_scatter_add((x.size,), 0, index, updates), x.shape))]
+    # max/min: the gradient goes to the selected element of each window
+    return [(xview, window_scatter(op, x, _contiguous(g), window_, strides, dilations))]
+
+
+def _window_scatter_vjp(node, rp, g):
+    select, _out, xview, sview, window_, strides, dilations = node.args
+    if sview.dtype.kind not in "fc":
+        return []
+    index = window_selected(rp.tensor(xview), select, window_, strides, dilations)
+    picked = _gather(_flat(_contiguous(g)), 0, _flat(index))
+    return [(sview, _m.reshape(picked, sview.shape))]
+
+
 VJP = {
     "unary": _elementwise_vjp, "binary": _elementwise_vjp, "where": _where_vjp,
     "cast": _cast_vjp, "copy": _copy_vjp, "assign": _assign_vjp, "reduce": _reduce_vjp,
     "scan": _scan_vjp, "matmul": _matmul_vjp, "gather": _gather_vjp,
-    "scatter": _scatter_vjp, "sort": _sort_vjp,
+    "scatter": _scatter_vjp, "sort": _sort_vjp, "window_reduce": _window_reduce_vjp,
+    "window_scatter": _window_scatter_vjp,
 }
 
 CONTROL_VJP: dict = {}  # cond, scan_loop, while_loop (control.py), host (host.py)

@@ -29,7 +29,8 @@ from .ir import Graph, Node, Value, View
 PRIMITIVES = {
     "copy": 0, "assign": 0, "fill": 0, "iota": 0, "cast": 0, "unary": 1, "binary": 1,
     "where": 0, "reduce": 1, "arg_reduce": 1, "scan": 1, "matmul": 0, "gather": 0,
-    "scatter": 1, "sort": 0, "argsort": 0, "random_bits": 0,
+    "scatter": 1, "sort": 0, "argsort": 0, "random_bits": 0, "window_reduce": 1,
+    "window_scatter": 1,
 }
 READ_MODIFY_WRITE = frozenset({"scatter"})
 

@@ -1,11 +1,17 @@
-"""Nx's window functions and ``conv``, composed from the core (so every device runs them with
-the kernels it already has).
+"""Nx's window functions and ``conv``.
 
-A window op pads the tensor (``nx.pad``'s fill-and-write), then sees it through one strided
-view per position inside the window: view ``q`` holds, for every output element, the input
-element at offset ``q`` of its window (``strides`` and ``window_dilations`` are the views'
-steps and offsets).  Folding the views with the op (add, multiply, maximum, minimum, or the
-user's function for ``window_reduce``) gives the result without copying windows.
+``window_sum``/``window_mean``/``window_max``/``window_min``/``window_product`` (and
+``window_reduce`` when its function is a built-in add, multiply, max or min starting from that
+op's identity) pad the tensor (``nx.pad``'s fill-and-write) with the op's identity, then call
+the backend's ``window_reduce`` primitive on the padded tensor: one kernel on WebGPU, whose
+fold (from the window's first element, positions in row-major order, the elementwise op's own
+arithmetic) equals folding the strided views below on every device, bit for bit.
+
+``window_reduce`` with the user's function is composed from the core: the padded tensor is
+seen through one strided view per position inside the window (view ``q`` holds, for every
+output element, the input element at offset ``q`` of its window; ``strides`` and
+``window_dilations`` are the views' steps and offsets), and the views are folded with the
+function, once per window position.
 
 ``conv`` is im2col: the input (dilated by interior padding, then padded) is seen through one
 strided view per kernel position, the views are written side by side into a patch matrix
@@ -16,6 +22,7 @@ groups and batch groups are extra batch axes of that matmul.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 
@@ -23,7 +30,6 @@ from .. import dtypes as _d
 from ..api import _reduce as _r
 from ..api import elementwise as _ew
 from ..api import linalg as _la
-from ..api import manipulation as _m
 from ..tensor import Tensor, empty
 from ._core import (
     axis_index,
@@ -40,6 +46,10 @@ from ._core import (
     to_tensor,
     type_text,
 )
+from ._elementwise import add as _nx_add
+from ._elementwise import max as _nx_max
+from ._elementwise import min as _nx_min
+from ._elementwise import multiply as _nx_multiply
 from ._shape import pad_into
 
 __all__ = ["window_sum", "window_mean", "window_max", "window_min", "window_product",
@@ -123,13 +133,26 @@ def _identity(op: str, dt):
     return info.min if op == "max" else info.max
 
 
-_FOLD = {"sum": _ew.add, "product": _ew.multiply, "max": _ew.maximum, "min": _ew.minimum}
+# the backend primitive's op names
+_PRIMITIVE_OP = {"sum": "sum", "product": "prod", "max": "max", "min": "min"}
 
 
 def _copy(x: Tensor, names=None) -> Tensor:
     out = empty(x.shape, x.dtype, x.device, names=names)
     if out.size:
         x._backend.copy(out, x)
+    return out
+
+
+def _native(op: str, t: Tensor, window, strides, dilations, config, out_shape, fn: str,
+            fill=None):
+    """``op`` over the windows of ``t`` padded with ``fill`` (default: the op's identity): one
+    ``window_reduce``."""
+    x = _padded(t, config, _identity(op, t.dtype) if fill is None else fill, fn)
+    out = empty(out_shape, t.dtype, t.device, names=t.names)
+    if out.size:
+        t.device.backend.window_reduce(_PRIMITIVE_OP[op], out, x, tuple(window),
+                                       tuple(strides), tuple(dilations))
     return out
 
 
@@ -141,13 +164,7 @@ def _window_op(op: str, tensor, window_dimensions, strides, padding, window_dila
              TypeError)
     window, strides, dilations, config, out_shape = _geometry(
         t, window_dimensions, strides, padding, window_dilations, fn)
-    x = _padded(t, config, _identity(op, t.dtype), fn)
-    fold = _FOLD[op]
-    acc = None
-    for v in _views(x, window, strides, dilations, out_shape):
-        acc = v if acc is None else fold(acc, v)
-    out = _copy(acc, t.names) if acc._data is x._data else acc
-    return out._view(out.shape, out.strides, out.offset, names=t.names)
+    return _native(op, t, window, strides, dilations, config, out_shape, fn)
 
 
 def _doc(what):
@@ -182,18 +199,46 @@ def window_mean(tensor, window_dimensions, *, strides=1, padding="valid",
     return strong(_ew.divide(strong(total, dt), operand_as(n, dt, total.device, fn)))
 
 
+# window_reduce functions that are a built-in fold (nx's and the core's, unwrapped)
+_BUILTIN_FOLD = {inspect.unwrap(f): op for f, op in (
+    (_nx_add, "sum"), (_nx_multiply, "product"), (_nx_max, "max"), (_nx_min, "min"),
+    (_ew.add, "sum"), (_ew.multiply, "product"), (_ew.maximum, "max"),
+    (_ew.minimum, "min"))}
+
+
+def _builtin(fun, acc, dt):
+    """The window op of ``fun`` when folding from ``acc`` gives exactly the native fold (the
+    first step returns the first element), else None (the user's function path).  A float sum
+    from +0.0 differs only where every element is -0.0, which adding ``acc`` afterwards
+    fixes; complex products from 1 are not exact (inf * 0 is NaN)."""
+    op = _BUILTIN_FOLD.get(inspect.unwrap(fun)) if callable(fun) else None
+    if op is None or acc.__class__ not in (int, float) or (dt.kind == "c" and op != "sum"):
+        return None
+    want = {"sum": 0, "product": 1}.get(op)
+    if want is None:
+        want = _identity(op, dt)
+    return op if acc == want else None
+
+
 @nx_function
 def window_reduce(tensor, acc, window_dimensions, fun, *, strides=1, padding="valid",
                   window_dilations=1) -> Tensor:
     """Reduces each window with ``fun(x, acc)`` starting from ``acc`` (also the padding
     value), in the window's row-major order; ``fun`` works on whole tensors, once per window
-    position."""
+    position (a built-in add/multiply/max/min from its identity runs as one window kernel)."""
     fn = "window_reduce"
     if not callable(fun):
         fail(fn, f"expected a function of two tensors, got {fun!r}", TypeError)
     t = to_tensor(tensor, fn)
     window, strides, dilations, config, out_shape = _geometry(
         t, window_dimensions, strides, padding, window_dilations, fn)
+    op = _builtin(fun, acc, t.dtype)
+    if op is not None:
+        out = _native(op, t, window, strides, dilations, config, out_shape, fn, acc)
+        if op == "sum" and t.dtype.kind in "fc":  # acc + x0 + ...: +0.0 turns -0.0 to +0.0
+            out = _ew.add(out, operand_as(acc, t.dtype, t.device, fn))
+            out = out._view(out.shape, out.strides, out.offset, names=t.names)
+        return strong(out)
     (a,), dev = prepare((acc,), fn)
     x = _padded(t, config, a, fn)
     result = operand_as(a, t.dtype, t.device, fn)
@@ -206,8 +251,8 @@ def window_reduce(tensor, acc, window_dimensions, fun, *, strides=1, padding="va
     return _copy(result, t.names)
 
 
-def _window_scatter(select, tensor, source, init_value, window_dimensions, strides, padding,
-                    fn: str) -> Tensor:
+def _window_scatter(select: str, tensor, source, init_value, window_dimensions, strides,
+                    padding, fn: str) -> Tensor:
     t, src = to_tensor(tensor, fn), to_tensor(source, fn)
     (init,), _ = prepare((init_value,), fn)
     if isinstance(init, Tensor) and init.ndim:
@@ -221,40 +266,16 @@ def _window_scatter(select, tensor, source, init_value, window_dimensions, strid
         fail(fn, "source shape must match valid windows in input tensor")
     dev = t.device
     x = _padded(t, config, init, fn)
-    # Nx's selection: scanning the window in order, a value that compares >= (<= for min) to
-    # the one selected so far takes its place, so the last of equal extremes wins
-    best, index = None, None
-    for k, v in enumerate(_views(x, window, strides, dilations, out_shape)):
-        if best is None:
-            best, index = v, _r.full(out_shape, 0, _d.int64, dev)
-            continue
-        take = select(v, best)
-        best = _ew.where(take, v, best)
-        index = _ew.where(take, operand_as(k, _d.int64, dev, fn), index)
-    # coordinates of each selected element in the unpadded tensor
-    flat, valid, stride = None, None, 1
-    for ax in range(t.ndim - 1, -1, -1):
-        w = window[ax]
-        inner = math.prod(window[ax + 1:])
-        q = index if inner == 1 else _ew.floor_divide(index, operand_as(inner, _d.int64, dev, fn))
-        q = _ew.remainder(q, operand_as(w, _d.int64, dev, fn)) if w > 1 else \
-            _ew.multiply(q, operand_as(0, _d.int64, dev, fn))
-        line = _r.reshape(_ew.multiply(_r.iota(out_shape[ax], dev),
-                                       operand_as(strides[ax], _d.int64, dev, fn)),
-                          tuple(n if i == ax else 1 for i, n in enumerate(out_shape)))
-        c = _ew.subtract(_ew.add(q, line), operand_as(config[ax][0], _d.int64, dev, fn))
-        n = t.shape[ax]
-        ok = _ew.logical_and(_ew.greater_equal(c, operand_as(0, _d.int64, dev, fn)),
-                             _ew.less(c, operand_as(n, _d.int64, dev, fn)))
-        valid = ok if valid is None else _ew.logical_and(valid, ok)
-        term = c if stride == 1 else _ew.multiply(c, operand_as(stride, _d.int64, dev, fn))
-        flat = term if flat is None else _ew.add(flat, term)
-        stride *= n
-    flat = _ew.where(valid, flat, operand_as(t.size, _d.int64, dev, fn))
-    base = _r.full((t.size + 1,), 0, dt, dev)
-    _m.write(base, operand_as(init, dt, dev, fn), fn)
-    out = _r.scatter("add", base, 0, _r.flatten(flat), _r.flatten(operand_as(src, dt, dev, fn)))
-    return _r.reshape(_r.slice_axis(out, 0, 0, t.size), t.shape, t.names)
+    # one window_scatter: Nx's selection (the last element comparing >= (<=) to the one
+    # selected so far), the sources added in the windows' order from 0, then init_value
+    out = empty(x.shape, dt, dev)
+    if out.size:
+        dev.backend.window_scatter(select, out, x, operand_as(src, dt, dev, fn), tuple(window),
+                                   tuple(strides), tuple(dilations))
+    offset = sum(lo * st for (lo, _), st in zip(config, out.strides))
+    inner = out._view(t.shape, out.strides, offset)  # the padding's share is dropped
+    result = _ew.add(operand_as(init, dt, dev, fn), inner)
+    return result._view(result.shape, result.strides, result.offset, names=t.names)
 
 
 @nx_function
@@ -262,7 +283,7 @@ def window_scatter_max(tensor, source, init_value, window_dimensions, *, strides
                        padding="valid") -> Tensor:
     """Scatters (adds) ``source`` onto a tensor of ``init_value`` at the maximum of each
     window of ``tensor`` (the gradient of ``window_max``)."""
-    return _window_scatter(_ew.greater_equal, tensor, source, init_value, window_dimensions,
+    return _window_scatter("max_last", tensor, source, init_value, window_dimensions,
                            strides, padding, "window_scatter_max")
 
 
@@ -271,7 +292,7 @@ def window_scatter_min(tensor, source, init_value, window_dimensions, *, strides
                        padding="valid") -> Tensor:
     """Scatters (adds) ``source`` at the minimum of each window (the gradient of
     ``window_min``)."""
-    return _window_scatter(_ew.less_equal, tensor, source, init_value, window_dimensions,
+    return _window_scatter("min_last", tensor, source, init_value, window_dimensions,
                            strides, padding, "window_scatter_min")
 
 
@@ -350,17 +371,16 @@ def conv(tensor, kernel, *, strides=1, padding="valid", input_dilation=1, kernel
     cfg = [(0, 0, 0), (0, 0, 0)] + [(lo, hi, d - 1) for (lo, hi), d in zip(config, in_dil)]
     zero = operand_as(0, dt, t.device, fn)
     x = t if all(c == (0, 0, 0) for c in cfg) else pad_into(t, zero, cfg, fn)
-    # im2col: patches (batch, channels, kernel positions, out positions...)
+    # im2col: patches (batch, channels, kernel positions..., out positions...) are one strided
+    # view of the input (the kernel positions step by the dilations, the output positions by
+    # the strides), copied in one kernel
     kpos = math.prod(ksize)
     positions = math.prod(out_sp)
-    patches = empty((batch, channels, kpos) + tuple(out_sp), dt, t.device)
-    views = _views(x, [1, 1] + list(ksize), [1, 1] + strides, [1, 1] + k_dil,
-                   (batch, channels) + tuple(out_sp))
-    p_strides = patches.strides
-    for j, v in enumerate(views):
-        slot = patches._view((batch, channels) + tuple(out_sp),
-                             p_strides[:2] + p_strides[3:], patches.offset + j * p_strides[2])
-        _m.write(slot, v, fn)
+    xs = x.strides
+    patch_view = x._view((batch, channels) + tuple(ksize) + tuple(out_sp),
+                         xs[:2] + tuple(st * d for st, d in zip(xs[2:], k_dil))
+                         + tuple(st * s for st, s in zip(xs[2:], strides)), x.offset)
+    patches = _copy(patch_view)
     if fg > 1:
         cols = _r.reshape(patches, (batch, fg, (channels // fg) * kpos, positions))
         w = _r.reshape(k, (fg, out_ch // fg, k_ch * kpos))

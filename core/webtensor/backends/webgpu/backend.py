@@ -33,7 +33,7 @@ from ... import dtypes as _d
 from ..._warnings import warn_once
 from ...tensor import Tensor
 from ..base import Backend, float64_is_internal
-from . import elementwise, gather, kernels, matmul, reduce, rng, sort, summary
+from . import elementwise, gather, kernels, matmul, reduce, rng, sort, summary, window
 from .allocator import Allocator, GPUBuffer, bucket
 from .kernels import STORAGE_OF
 
@@ -42,14 +42,16 @@ _WIDE_FLOATS = (_d.float64, _d.complex128)
 
 # The kernel families: each runs its primitives natively where it can (``run`` returns False
 # otherwise: the device routes the call to the CPU) and says which dtypes it supports.
-FAMILIES = {prim: family for family in (elementwise, reduce, matmul, gather, sort, rng)
+FAMILIES = {prim: family for family in (elementwise, reduce, matmul, gather, sort, rng,
+                                        window)
             for prim in family.PRIMITIVES}
 # primitive -> (position of the output among its arguments, the output's contents are read)
 OUTPUT = {"copy": (0, False), "assign": (0, True), "fill": (0, False), "iota": (0, False),
           "cast": (0, False), "unary": (1, False), "binary": (1, False), "where": (0, False),
           "reduce": (1, False), "arg_reduce": (1, False), "scan": (1, False),
           "matmul": (0, False), "gather": (0, False), "scatter": (1, True), "sort": (0, False),
-          "argsort": (0, False), "random_bits": (0, False)}
+          "argsort": (0, False), "random_bits": (0, False), "window_reduce": (1, False),
+          "window_scatter": (1, False)}
 
 
 def _warn_float64(dtypes) -> None:

@@ -212,6 +212,19 @@ def test_a_packed_value_is_not_stored_by_a_prologue(gpu):
     assert "fused prologue" not in wt.make_graph(f)(x).fused()
 
 
+def test_an_epilogue_never_reads_what_its_prologue_stores(gpu):
+    device, _ = gpu
+    x = wt.reshape(wt.linspace(-1, 2, 3, dtype=wt.float32, device=device), (1, 3))
+
+    def softmax_over_a_unit_axis(x):
+        e = wt.exp(x)
+        return e / wt.reshape(wt.sum(e, axis=0), (1, 3))  # reads the sum through a reshape
+    got, want = wt.jit(softmax_over_a_unit_axis)(x), softmax_over_a_unit_axis(x)
+    assert got.tobytes() == want.tobytes()
+    text = wt.make_graph(softmax_over_a_unit_axis)(x).fused()
+    assert "fused prologue and epilogue" not in text and "fused prologue" in text
+
+
 def test_long_rows_take_several_passes_with_the_prologue_in_the_first(gpu):
     device, backend = gpu
     x = wt.linspace(-5, 5, 300_001, dtype=wt.float32, device=device)

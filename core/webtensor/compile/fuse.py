@@ -192,6 +192,9 @@ def absorb_around(graph: Graph, units: list, fusable, anchorable, max_bindings) 
             st = stored if pro is not None else ()
             if (pro is None and epi is None) or not anchorable(unit, pro, epi, st):
                 continue
+            if pro is not None and epi is not None and any(
+                    v.value.id in {m.results[0].id for m in pro.members} for v in epi.inputs):
+                continue  # the epilogue (last pass) cannot read what the first pass stores
             ins = list(pro.inputs if pro is not None else unit.reads())
             outs = 1 + len(st)
             if epi is not None:

@@ -23,6 +23,8 @@ const MLP_FLOP = 6 * MLP.batch * (784 * 256 + 256 * 10);  // forward + backward 
 const WORKLOADS = [
   ...MATMUL_SIZES.map((n) => ({ name: `matmul ${n}`, kind: "matmul", n, flop: 2 * n ** 3 })),
   { name: "8-op chain 1M eager", kind: "chain", n: CHAIN_SIZE, bytes: 2 * 4 * CHAIN_SIZE },
+  { name: "8-op chain 1M eager, fast", kind: "chain_fast", n: CHAIN_SIZE,
+    bytes: 2 * 4 * CHAIN_SIZE },
   { name: "8-op chain 1M jit", kind: "chain_jit", n: CHAIN_SIZE, bytes: 2 * 4 * CHAIN_SIZE },
   // webtensor with wt.set_precision("fast"): WGSL's built-in sin/exp/sqrt, as the peers use
   { name: "8-op chain 1M jit, fast", kind: "chain_jit_fast", n: CHAIN_SIZE,
@@ -74,6 +76,11 @@ const libraries = {
       const b = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 2), shape);
       const step = {
         matmul: () => tf.matMul(a, b),
+        chain_fast: () => tf.tidy(() => {  // (TF.js has one precision)
+          let y = tf.sin(tf.add(tf.mul(a, 1.5), 0.5));
+          y = tf.mul(y, y);
+          return tf.exp(tf.sqrt(tf.abs(tf.sub(y, 0.25))));
+        }),
         chain: () => tf.tidy(() => {  // functional API: chained methods need an extra import
           let y = tf.sin(tf.add(tf.mul(a, 1.5), 0.5));
           y = tf.mul(y, y);
@@ -144,6 +151,7 @@ const libraries = {
       const step = {
         matmul: () => np.matmul(a.ref, b.ref),
         chain: () => chainEager(a.ref),
+        chain_fast: () => chainEager(a.ref),
         chain_jit: () => chain(a.ref),
         chain_jit_fast: () => chain(a.ref),  // (jax-js has only its built-in transcendentals)
         sum: () => np.sum(a.ref),
@@ -228,6 +236,9 @@ async def wt_bench(kind, n):
             return a @ b
         if kind == "chain":
             return _chain(a)
+        if kind == "chain_fast":
+            with wt.set_precision("fast"):
+                return _chain(a)
         if kind == "chain_jit":
             return _chain_jit(a)
         if kind == "chain_jit_fast":

@@ -74,18 +74,15 @@ const libraries = {
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const a = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 1), shape);
       const b = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 2), shape);
+      const chain = () => tf.tidy(() => {  // functional API: chained methods need an import
+        let y = tf.sin(tf.add(tf.mul(a, 1.5), 0.5));
+        y = tf.mul(y, y);
+        return tf.exp(tf.sqrt(tf.abs(tf.sub(y, 0.25))));
+      });
       const step = {
         matmul: () => tf.matMul(a, b),
-        chain_fast: () => tf.tidy(() => {  // (TF.js has one precision)
-          let y = tf.sin(tf.add(tf.mul(a, 1.5), 0.5));
-          y = tf.mul(y, y);
-          return tf.exp(tf.sqrt(tf.abs(tf.sub(y, 0.25))));
-        }),
-        chain: () => tf.tidy(() => {  // functional API: chained methods need an extra import
-          let y = tf.sin(tf.add(tf.mul(a, 1.5), 0.5));
-          y = tf.mul(y, y);
-          return tf.exp(tf.sqrt(tf.abs(tf.sub(y, 0.25))));
-        }),
+        chain,
+        chain_fast: chain,  // (TF.js has one precision)
         sum: () => tf.sum(a),
         sum_fast: () => tf.sum(a),
       }[w.kind];

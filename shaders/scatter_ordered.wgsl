@@ -1,12 +1,13 @@
 // Scatter, the ordered combine (float sums and every packed or 64-bit dtype): the updates were
-// stably sorted by the buffer element they hit, so each target's updates form one run of the
-// sorted order, in C order.  The invocation at the head of a run folds the target's current
-// value and then the run's updates one after another, exactly as the CPU device does, and
-// writes the target once: no invocation order can change the result.  ${what}
-// Bindings: 0 P (uniform), 1 in0 (int64 permutation: sorted position -> update index, C order),
-// 2 in1 (u32 per update: the buffer element of out it hits), 3 in2 (updates, contiguous),
-// 4 out0 (read_write, array<atomic<u32>>: out's buffer; packed targets share words, so a
-// target's lane is changed with one atomicXor that leaves the other lanes alone).
+// stably sorted by the buffer element they hit (the radix sort of backends/webgpu/sort.py), so
+// each target's updates form one run of the sorted pairs, in C order.  The invocation at the
+// head of a run folds the target's current value and then the run's updates one after
+// another, exactly as the CPU device does, and writes the target once: no invocation order can
+// change the result.  ${what}
+// Bindings: 0 P (uniform), 1 in0 (the sorted pairs: the buffer element of out an update hits,
+// then the update's index in C order), 2 in1 (updates, contiguous), 3 out0 (read_write,
+// array<atomic<u32>>: out's buffer; packed targets share words, so a target's lane is changed
+// with one atomicXor that leaves the other lanes alone).
 // Params: [1] n updates, [2] threads (= n), [3] ndim 0, [4] unused offset, then extra slot [0]
 // the updates' offset (elements).
 ${header}
@@ -15,12 +16,12 @@ fn update_offset() -> u32 {
     return prm(5u);
 }
 
-fn update_at(k: u32) -> u32 {
-    return in0[2u * k];  // the low word of the int64 index (n < 2^32)
+fn target_at(k: u32) -> u32 {
+    return in0[2u * k];
 }
 
-fn target_at(k: u32) -> u32 {
-    return in1[update_at(k)];
+fn update_at(k: u32) -> u32 {
+    return in0[2u * k + 1u];
 }
 
 ${access}

@@ -38,6 +38,7 @@ from string import Template
 
 from ... import dtypes as _d
 from ... import ops as _ops
+from ... import precision as _precision
 from ...tensor import Tensor
 from . import kernels
 from .kernels import STORAGE_OF, Kernel, Params
@@ -219,8 +220,24 @@ _INT64_MINMAX = {("i64", "max"): "max_i64", ("i64", "min"): "min_i64",
                  ("u64", "max"): "max_u64", ("u64", "min"): "min_u64"}
 
 
-def _fold(storage: str, op: str) -> tuple[list[str], list[str], str]:
+# Fast precision: float sums in plain float32 additions, in the same order (no extended
+# accumulator; float16/bfloat16 round once from the float32 sum).
+_FAST_SUM = {
+    "f32": (["var acc = bitcast<f32>(cur);"], ["acc = acc + bitcast<f32>(u);"],
+            "bitcast<u32>(acc)"),
+    "c64": (["var acc = bitcast<vec2<f32>>(cur);"], ["acc = acc + bitcast<vec2<f32>>(u);"],
+            "bitcast<vec2<u32>>(acc)"),
+}
+
+
+def _fold(storage: str, op: str, fast: bool = False) -> tuple[list[str], list[str], str]:
     """(init lines, fold lines, result expression) of ``op`` on ``storage``."""
+    if fast and op == "add" and storage in _FAST_SUM:
+        return _FAST_SUM[storage]
+    if fast and op == "add" and storage in _HALF:
+        dec, enc = _HALF[storage][:2]
+        return ([f"var acc = {dec.format('cur')};"], [f"acc = acc + {dec.format('u')};"],
+                enc.format("acc"))
     if storage in ("u8", "u16", "i8", "i16"):
         bits = 8 if storage.endswith("8") else 16
         mask = _MASK[bits // 8]
@@ -256,14 +273,14 @@ def _access(itemsize: int) -> str:
     """load_out / load_update / store_out for ``itemsize``-byte elements."""
     if itemsize == 4:
         return ("fn load_out(e: u32) -> u32 {\n    return atomicLoad(&out0[e]);\n}\n\n"
-                "fn load_update(s: u32) -> u32 {\n    return in2[s];\n}\n\n"
+                "fn load_update(s: u32) -> u32 {\n    return in1[s];\n}\n\n"
                 "fn store_out(e: u32, old: u32, v: u32) {\n    atomicStore(&out0[e], v);\n}")
     if itemsize == 8:
         return ("fn load_out(e: u32) -> vec2<u32> {\n"
                 "    return vec2<u32>(atomicLoad(&out0[2u * e]), atomicLoad(&out0[2u * e + 1u]));"
                 "\n}\n\n"
                 "fn load_update(s: u32) -> vec2<u32> {\n"
-                "    return vec2<u32>(in2[2u * s], in2[2u * s + 1u]);\n}\n\n"
+                "    return vec2<u32>(in1[2u * s], in1[2u * s + 1u]);\n}\n\n"
                 "fn store_out(e: u32, old: vec2<u32>, v: vec2<u32>) {\n"
                 "    atomicStore(&out0[2u * e], v.x);\n"
                 "    atomicStore(&out0[2u * e + 1u], v.y);\n}")
@@ -272,7 +289,7 @@ def _access(itemsize: int) -> str:
     return (f"fn load_out(e: u32) -> u32 {{\n"
             f"    return (atomicLoad(&out0[e / {per}u]) >> {lane}) & {mask};\n}}\n\n"
             f"fn load_update(e: u32) -> u32 {{\n"
-            f"    return (in2[e / {per}u] >> {lane}) & {mask};\n}}\n\n"
+            f"    return (in1[e / {per}u] >> {lane}) & {mask};\n}}\n\n"
             "// Only this invocation writes this lane: xor flips exactly the bits that change.\n"
             f"fn store_out(e: u32, old: u32, v: u32) {{\n"
             f"    atomicXor(&out0[e / {per}u], ((old ^ v) & {mask}) << {lane});\n}}")
@@ -284,15 +301,16 @@ _STORAGE_OF = {dt: s for dt, s in STORAGE_OF.items()
 
 
 @lru_cache(maxsize=64)
-def scatter_ordered_kernel(storage: str, itemsize: int, op: str, slots: int) -> Kernel:
-    init, fold, result = _fold(storage, op)
+def scatter_ordered_kernel(storage: str, itemsize: int, op: str, fast: bool,
+                           slots: int) -> Kernel:
+    init, fold, result = _fold(storage, op, fast)
     lib = ""
-    if storage in ("f32", "c64", "f16", "bf16") and op == "add":
+    if storage in ("f32", "c64", "f16", "bf16") and op == "add" and not fast:
         lib = "\n" + kernels.source("reduce_lib")
         if storage in ("f16", "bf16"):
             lib += "\n" + kernels.source("reduce_half")
     what = f"This one: {storage} {op}."
-    return _render("scatter_ordered", ["u32", "u32", "u32"], ["atomic<u32>"], slots, lib=lib,
+    return _render("scatter_ordered", ["u32", "u32"], ["atomic<u32>"], slots, lib=lib,
                    what=what, access=_access(itemsize), init=_indent(init),
                    fold=_indent(_indent(fold).splitlines()), result=result)
 
@@ -399,26 +417,26 @@ def _apply(backend, kind: str, op: str, out, updates, work) -> None:
 
 
 def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params) -> None:
-    """The ordered path: targets, their stable argsort, then one fold per run."""
+    """The ordered path: targets, their stable radix sort, then one fold per run."""
     from . import sort as _sort
 
-    n, device = indices.size, out.device
-    targets = Tensor._wrap(backend.alloc(_d.uint32, n), (n,), _d.uint32, device)
-    order = Tensor._wrap(backend.alloc(_d.int64, n), (n,), _d.int64, device)
-    if not _sort.native_ok(backend, order, targets, 0):
+    n = indices.size
+    bits = max(1, (out._data.nbytes // out.dtype.itemsize - 1).bit_length())
+    if not _sort.radix_fits(backend, n, 1, "u32", bits):
         # too many updates for one sort binding: the CPU device does the whole scatter
         backend.route("scatter", (op, out, axis, indices, updates))
         return
+    targets = backend.allocate(4 * n)
     backend.launch_threads(scatter_update_kernel("target", op, len(params.words)),
-                      [indices._data, targets._data], params, n)
-    _sort.sort_along(backend, order, targets, 0, False, indices=True)
+                           [indices._data, targets], params, n)
+    pairs = _sort.radix_pairs(backend, targets, "u32", (n,), (1,), 0, n, 1, False, bits)
     if not updates.is_contiguous:
         updates = backend.materialize(updates)
     fold = Params(n, n, (), [(0, ())])
     fold.add(updates.offset)
     kernel = scatter_ordered_kernel(_STORAGE_OF[out.dtype], out.dtype.itemsize, op,
-                                    len(fold.words))
-    backend.launch_threads(kernel, [order._data, targets._data, updates._data, out._data], fold, n)
+                                    _precision.fast(), len(fold.words))
+    backend.launch_threads(kernel, [pairs, updates._data, out._data], fold, n)
 
 
 # -- the family's interface (backend.FAMILIES) ----------------------------------------------------

@@ -1,30 +1,51 @@
-"""Native ``sort``/``argsort`` for the WebGPU backend: a multi-dispatch bitonic sort network.
+"""Native ``sort``/``argsort`` for the WebGPU backend: an LSD radix sort for large sorts, a
+multi-dispatch bitonic sort network for small ones.
 
-Every element becomes a (key, index) pair: ``key`` an order-preserving u32 transform of the
-value (``SORT_KEY``: NumPy's order, -0.0 tied with +0.0, every NaN tied above +inf; inverted
-bitwise for ``descending``; 8/16-bit values widen exactly into it, float16/bfloat16 through
-their float32 value) or, for int64/uint64, a (high, low) pair of u32 words compared high word
-first, and ``index`` its position in the row.  Pairs compare as
-(key, index), a total order, so the network's result is the stable sort.  Each row is padded
-to a power of two ``2**log2`` with sentinel pairs (key 0xffffffff, index >= n) that sort after
-every real element; the padded rows lie end to end, and a bitonic network whose stages stop at
-the row length sorts every row independently.
+Every element becomes a (key, index) pair: ``key`` an order-preserving unsigned transform of the
+value (NumPy's order, -0.0 tied with +0.0, every NaN tied above +inf; inverted bitwise for
+``descending``) and ``index`` its position in the row.  Pairs compare as (key, index), a total
+order, so both algorithms give the stable sort, with identical results.  Keys are one u32 word
+or, for int64/uint64, a (high, low) pair of words compared high word first.
 
-Dispatches (``shaders/sort_*.wgsl``):
+**Radix** (``shaders/radix_*.wgsl``, ``radix_pairs``): keys have ``RADIX_KEY``'s significant
+bits (32; 64 for 64-bit values; bool 1, 8/16-bit integers 8/16, bfloat16 16 and float16 19:
+their float32 key without the bits that never vary), sorted a digit of up to 8 bits at a time
+from the lowest.  Each row is cut into chunks, one invocation per chunk; per digit:
+
+1. ``radix_count``: each chunk counts its digits in private counters and writes them to the
+   digit table, laid out [row][digit][chunk] (the first digit also builds the pairs from the
+   input view);
+2. ``radix_scan``: the table's exclusive prefix sums (segment sums, their carries, rescans):
+   the first output position of every (row, digit, chunk);
+3. ``radix_scatter``: each chunk walks its pairs in order and moves each to the next position
+   of its digit: stable, so after the last digit the rows are sorted.
+
+No atomics and no workgroup memory: nothing depends on the order invocations run in, and the
+kernels need nothing past WebGPU's defaults (no subgroups).  A 32-bit key takes 4 digits of 5
+dispatches; rows shorter than 256 take narrower digits (fewer counters per chunk, more
+passes; ``max_digit``).  The same pairs sort scatter's updates by target (``gather.py``).
+
+**Bitonic** (``shaders/sort_*.wgsl``): each row is padded to a power of two ``2**log2`` with
+sentinel pairs (key 0xffffffff, index >= n) that sort after every real element; the padded rows
+lie end to end, and a bitonic network whose stages stop at the row length sorts every row
+independently:
 
 1. ``sort_local``, mode "sort": reads the input view, builds the pairs and runs every stage of
    span <= 1024 in workgroup memory (rows of <= 1024 elements are done after this one pass);
 2. for each longer stage: ``sort_step`` for the steps of distance >= 1024 (the first "flips";
    the next ones, half-cleaners, go three to a dispatch), then ``sort_local`` mode "merge" for
-   the distances below 1024;
-3. ``sort_final``: the indices (int64) or the input elements they name, written to ``out``.
+   the distances below 1024.
 
-A row of 2**20 elements takes 1 + 10 + 18 + 10 + 1 = 40 dispatches.  Values narrower than a
-word (bool, 8/16-bit) sort through a uint32 temporary holding their bit patterns (packed bytes
-cannot be scattered by one invocation per element) and a native cast into the result's bits;
-the values written are always the input's own bits.  The pair buffer (8 bytes per padded element,
-12 for 64-bit keys) must fit one storage binding (128 MiB: 2**24 padded elements); larger sorts,
-other dtypes (float64, complex) and non-fresh outputs are routed to the CPU.
+``RADIX_FROM`` picks between them by row length and total size (crossovers measured on
+lavapipe: radix from 2048 elements per row, from 16 for large batches of rows; 64-bit keys
+later).  Finally ``sort_final`` writes the indices (int64) or the input elements they name.
+
+Values narrower than a word (bool, 8/16-bit) sort through a uint32 temporary holding their bit
+patterns (packed bytes cannot be scattered by one invocation per element) and a native cast
+into the result's bits; the values written are always the input's own bits.  The pair buffers
+(8 bytes per element, 12 for 64-bit keys; padded for bitonic) and the digit table must fit one
+storage binding each (128 MiB); larger sorts, other dtypes (float64, complex) and non-fresh
+outputs are routed to the CPU.
 """
 
 from __future__ import annotations
@@ -210,6 +231,8 @@ RADIX_KEY = {
     "i64": (SORT_KEY["i64"], 64), "u64": (SORT_KEY["u64"], 64),
 }
 RADIX_DIGIT = 8  # bits per pass at most: 256 private counters per invocation
+MIN_DIGIT = 4  # bits per pass at least (short rows)
+DIGIT_SLACK = 1  # rows of n take digits of at most log2(n) - DIGIT_SLACK bits
 RADIX_CHUNK = 1024  # pairs one invocation walks (fewer when a row has few)
 RADIX_INVOCATIONS = 1024  # chunks aimed at: shorter chunks until there are this many
 SCAN_SEGMENT = 256  # table entries one invocation of the table scan adds up
@@ -237,13 +260,11 @@ def max_digit(n: int) -> int:
     return max(MIN_DIGIT, min(RADIX_DIGIT, (n - 1).bit_length() - DIGIT_SLACK))
 
 
-MIN_DIGIT = 4
-DIGIT_SLACK = 1
-
-
 def digit_widths(bits: int, n: int = 1 << 30) -> list[int]:
-    """Bits per pass: as few passes as ``max_digit(n)`` allows, widths as equal as possible
-    (fewer counters); 64-bit keys take eight 8-bit digits, none straddling the two words."""
+    """Bits per pass, lowest first: as few passes as ``max_digit(n)`` allows, widths as equal
+    as possible (fewer counters); 64-bit keys split per word (no digit straddles two)."""
+    if bits > 32:
+        return digit_widths(32, n) + digit_widths(bits - 32, n)
     passes = -(-bits // max_digit(n))
     base, extra = divmod(bits, passes)
     return [base + (i < extra) for i in range(passes)]
@@ -315,6 +336,12 @@ def radix_chunk(n: int, rows: int) -> int:
 
 def radix_table_entries(n: int, rows: int, bits: int) -> int:
     return rows * (1 << max(digit_widths(bits, n))) * -(-n // radix_chunk(n, rows))
+
+
+def radix_fits(backend, n: int, rows: int, storage: str, bits: int) -> bool:
+    """Whether the radix sort's buffers (pairs, digit table) fit one storage binding each."""
+    limit = min(backend.max_binding, backend.memory.max_buffer)
+    return max(rows * n * pair_bytes(storage), 4 * radix_table_entries(n, rows, bits)) <= limit
 
 
 def radix_pairs(backend, data, storage: str, shape, strides, offset: int, n: int, rows: int,
@@ -391,9 +418,8 @@ def binding_bytes(x, axis: int) -> int:
     n = x.shape[axis]
     if not use_radix(storage, n, x.size):
         return padded_bytes(x, axis)
-    rows = x.size // n
     return max(x.size * pair_bytes(storage),
-               4 * radix_table_entries(n, rows, radix_bits(storage)))
+               4 * radix_table_entries(n, x.size // n, radix_bits(storage)))
 
 
 def native_ok(backend, out, x, axis: int) -> bool:

@@ -1,16 +1,27 @@
 // Scatter, the ordered combine (float sums and every packed or 64-bit dtype): the updates were
 // stably sorted by the buffer element they hit (the radix sort of backends/webgpu/sort.py), so
-// each target's updates form one run of the sorted pairs, in C order.  The invocation at the
-// head of a run folds the target's current value and then the run's updates one after
-// another, exactly as the CPU device does, and writes the target once: no invocation order can
-// change the result.  ${what}
+// each target's updates form one run of the sorted pairs, in C order, and runs are in
+// ascending target order.  The invocation at the head of a run folds the target's current
+// value and then the run's updates one after another, exactly as the CPU device does, and
+// writes the target once: no invocation order can change the result.  ${what}
+// A run longer than BLOCK updates is cut into segments of BLOCK (one invocation may loop only
+// so long: lavapipe stops every invocation after 65535 loop iterations in all): mode "fold"
+// folds each segment (the first from the target's value, the others from their first update)
+// into a partial accumulator; mode "merge" then merges a long run's partials in order and
+// writes the target.  Partials sit in slots of 8 words, two per window of BLOCK sorted
+// positions: slot 2w for a run head in window w, 2w + 1 for a later segment starting there
+// (a window holds at most one of each, since a long run spans more than a window).
+// Mode: "${mode}".
 // Bindings: 0 P (uniform), 1 in0 (the sorted pairs: the buffer element of out an update hits,
-// then the update's index in C order), 2 in1 (updates, contiguous), 3 out0 (read_write,
-// array<atomic<u32>>: out's buffer; packed targets share words, so a target's lane is changed
-// with one atomicXor that leaves the other lanes alone).
-// Params: [1] n updates, [2] threads (= n), [3] ndim 0, [4] unused offset, then extra slot [0]
-// the updates' offset (elements).
+// then the update's index in C order), then fold: 2 in1 (updates, contiguous), 3 out0, 4 out1
+// (partials); merge: 2 in1 (partials), 3 out0.  out0 (read_write, array<atomic<u32>>) is
+// out's buffer: packed targets share words, so a target's lane is changed with one atomicXor
+// that leaves the other lanes alone.
+// Params: [1] n updates, [2] threads (fold: n; merge: windows), [3] ndim 0, [4] unused offset,
+// then extra slot [0] the updates' offset (elements).
 ${header}
+
+const BLOCK: u32 = ${block}u;
 
 fn update_offset() -> u32 {
     return prm(5u);
@@ -24,29 +35,40 @@ fn update_at(k: u32) -> u32 {
     return in0[2u * k + 1u];
 }
 
+// The first sorted position of the run of target e, which holds position k (binary search:
+// targets ascend).
+fn run_start(k: u32, e: u32) -> u32 {
+    var lo = 0u;
+    var hi = k;
+    loop {
+        if (lo >= hi) {
+            break;
+        }
+        let mid = (lo + hi) / 2u;
+        if (target_at(mid) < e) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// The run holding position k is longer than one segment, starting at h.
+fn is_long(h: u32, e: u32) -> bool {
+    return h + BLOCK < prm(1u) && target_at(h + BLOCK) == e;
+}
+
 ${access}
+
+${partials}
 
 @compute @workgroup_size(${wg})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
+    let t = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
     let n = prm(1u);
-    if (k >= n) {
+    if (t >= prm(2u)) {
         return;
     }
-    let e = target_at(k);
-    if (k > 0u && target_at(k - 1u) == e) {
-        return;  // not the head of its run
-    }
-    let cur = load_out(e);
-${init}
-    var j = k;
-    loop {
-        let u = load_update(update_offset() + update_at(j));
-${fold}
-        j = j + 1u;
-        if (j >= n || target_at(j) != e) {
-            break;
-        }
-    }
-    store_out(e, cur, ${result});
+${body}
 }

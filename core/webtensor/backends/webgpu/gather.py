@@ -33,6 +33,7 @@ does a racy read-modify-write:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from string import Template
 
@@ -223,50 +224,77 @@ _INT64_MINMAX = {("i64", "max"): "max_i64", ("i64", "min"): "min_i64",
 # Fast precision: float sums in plain float32 additions, in the same order (no extended
 # accumulator; float16/bfloat16 round once from the float32 sum).
 _FAST_SUM = {
-    "f32": (["var acc = bitcast<f32>(cur);"], ["acc = acc + bitcast<f32>(u);"],
+    "f32": ("f32", "var acc = bitcast<f32>(cur);", "acc = acc + bitcast<f32>(u);",
             "bitcast<u32>(acc)"),
-    "c64": (["var acc = bitcast<vec2<f32>>(cur);"], ["acc = acc + bitcast<vec2<f32>>(u);"],
-            "bitcast<vec2<u32>>(acc)"),
+    "c64": ("vec2<f32>", "var acc = bitcast<vec2<f32>>(cur);",
+            "acc = acc + bitcast<vec2<f32>>(u);", "bitcast<vec2<u32>>(acc)"),
 }
 
 
-def _fold(storage: str, op: str, fast: bool = False) -> tuple[list[str], list[str], str]:
-    """(init lines, fold lines, result expression) of ``op`` on ``storage``."""
+@dataclass(frozen=True)
+class Fold:
+    """How a run folds for one storage and op: ``accs`` the accumulator variables (name, WGSL
+    type), ``init`` them from ``cur`` (a target's or first update's bits), ``fold`` in update
+    ``u``, ``merge`` a later segment's partial (``p_<name>``), and the result's bits."""
+
+    accs: tuple[tuple[str, str], ...]
+    init: tuple[str, ...]
+    fold: tuple[str, ...]
+    merge: tuple[str, ...]
+    result: str
+
+
+def _one(acc_type: str, init: str, fold: str, merge: str, result: str) -> Fold:
+    return Fold((("acc", acc_type),), (init,), (fold,), (merge,), result)
+
+
+def fold_of(storage: str, op: str, fast: bool = False) -> Fold:
+    """The ``Fold`` of ``op`` on ``storage`` (fast: float sums in float32)."""
     if fast and op == "add" and storage in _FAST_SUM:
-        return _FAST_SUM[storage]
-    if fast and op == "add" and storage in _HALF:
-        dec, enc = _HALF[storage][:2]
-        return ([f"var acc = {dec.format('cur')};"], [f"acc = acc + {dec.format('u')};"],
-                enc.format("acc"))
+        t, init, fold, result = _FAST_SUM[storage]
+        return _one(t, init, fold, "acc = acc + p_acc;", result)
     if storage in ("u8", "u16", "i8", "i16"):
         bits = 8 if storage.endswith("8") else 16
         mask = _MASK[bits // 8]
         if op == "add":  # wraps: the low bits of the u32 sum
-            return ["var acc = cur;"], ["acc = acc + u;"], f"acc & {mask}"
-        dec = _signed(bits) if storage[0] == "i" else "{}"
-        enc = "bitcast<u32>(acc)" if storage[0] == "i" else "acc"
-        return ([f"var acc = {dec.format('cur')};"], [f"acc = {op}(acc, {dec.format('u')});"],
-                f"{enc} & {mask}")
+            return _one("u32", "var acc = cur;", "acc = acc + u;", "acc = acc + p_acc;",
+                        f"acc & {mask}")
+        signed = storage[0] == "i"
+        dec = _signed(bits) if signed else "{}"
+        enc = "bitcast<u32>(acc)" if signed else "acc"
+        return _one("i32" if signed else "u32", f"var acc = {dec.format('cur')};",
+                    f"acc = {op}(acc, {dec.format('u')});", f"acc = {op}(acc, p_acc);",
+                    f"{enc} & {mask}")
     if storage in ("i64", "u64"):
         fn = "add_u64" if op == "add" else _INT64_MINMAX[(storage, op)]
-        return ["var acc = cur;"], [f"acc = {fn}(acc, u);"], "acc"
+        return _one("vec2<u32>", "var acc = cur;", f"acc = {fn}(acc, u);",
+                    f"acc = {fn}(acc, p_acc);", "acc")
     if storage == "f32":
-        return (["var acc = vec4<u32>(cur, 0u, 0u, 0u);"],
-                ["acc = fsum_add(acc, bitcast<f32>(u));"], "fsum_out(acc)")
+        return _one("vec4<u32>", "var acc = vec4<u32>(cur, 0u, 0u, 0u);",
+                    "acc = fsum_add(acc, bitcast<f32>(u));", "acc = fsum_merge(acc, p_acc);",
+                    "fsum_out(acc)")
     if storage == "c64":  # two float32 sums, as complex128 adds the parts independently
-        return (["var re = vec4<u32>(cur.x, 0u, 0u, 0u);",
-                 "var im = vec4<u32>(cur.y, 0u, 0u, 0u);"],
-                ["re = fsum_add(re, bitcast<f32>(u.x));", "im = fsum_add(im, bitcast<f32>(u.y));"],
-                "vec2<u32>(fsum_out(re), fsum_out(im))")
+        return Fold((("re", "vec4<u32>"), ("im", "vec4<u32>")),
+                    ("var re = vec4<u32>(cur.x, 0u, 0u, 0u);",
+                     "var im = vec4<u32>(cur.y, 0u, 0u, 0u);"),
+                    ("re = fsum_add(re, bitcast<f32>(u.x));",
+                     "im = fsum_add(im, bitcast<f32>(u.y));"),
+                    ("re = fsum_merge(re, p_re);", "im = fsum_merge(im, p_im);"),
+                    "vec2<u32>(fsum_out(re), fsum_out(im))")
     dec, enc, nan, bf16 = _HALF[storage]
+    if op == "add" and fast:
+        return _one("f32", f"var acc = {dec.format('cur')};", f"acc = acc + {dec.format('u')};",
+                    "acc = acc + p_acc;", enc.format("acc"))
     if op == "add":
-        return ([f"var acc = vec4<u32>(bitcast<u32>({dec.format('cur')}), 0u, 0u, 0u);"],
-                [f"acc = fsum_add(acc, {dec.format('u')});"], f"fsum_out16(acc, {bf16})")
+        return _one("vec4<u32>", f"var acc = vec4<u32>(bitcast<u32>({dec.format('cur')}), 0u, "
+                    "0u, 0u);", f"acc = fsum_add(acc, {dec.format('u')});",
+                    "acc = fsum_merge(acc, p_acc);", f"fsum_out16(acc, {bf16})")
     # max/min on the float32 value's order key; NaN takes the winning key, gives the CPU's NaN
     key = f"select(f32_key({{0}}), {NAN_KEY[op]}, is_nan_f32({{0}}))"
-    return ([f"let c = {dec.format('cur')};", f"var acc = {key.format('c')};"],
-            [f"let v = {dec.format('u')};", f"acc = {op}(acc, {key.format('v')});"],
-            f"select({enc.format('f32_from_key(acc)')}, {nan}, acc == {NAN_KEY[op]})")
+    return Fold((("acc", "i32"),), (f"let c = {dec.format('cur')};", f"var acc = {key.format('c')};"),
+                (f"let v = {dec.format('u')};", f"acc = {op}(acc, {key.format('v')});"),
+                (f"acc = {op}(acc, p_acc);",),
+                f"select({enc.format('f32_from_key(acc)')}, {nan}, acc == {NAN_KEY[op]})")
 
 
 def _access(itemsize: int) -> str:
@@ -300,19 +328,118 @@ _STORAGE_OF = {dt: s for dt, s in STORAGE_OF.items()
                if dt not in (_d.bool, _d.int32, _d.uint32)}
 
 
+ORDERED_BLOCK = 16384  # updates one invocation folds at most (lavapipe's loop limit: 65535)
+_WORDS = {"u32": 1, "i32": 1, "f32": 1, "vec2<u32>": 2, "vec2<f32>": 2, "vec4<u32>": 4}
+
+
+def _save(fold: Fold) -> list[str]:
+    """Store the accumulators into the partial slot at word ``base`` of out1."""
+    lines, at = [], 0
+    for name, t in fold.accs:
+        words = _WORDS[t]
+        bits = f"bitcast<{'u32' if words == 1 else f'vec{words}<u32>'}>({name})"
+        lines.append(f"let w_{name} = {bits};")
+        for k in range(words):
+            part = f"w_{name}" if words == 1 else f"w_{name}[{k}]"
+            lines.append(f"out1[base + {at + k}u] = {part};")
+        at += words
+    return lines
+
+
+def _load(fold: Fold, prefix: str, decl: str) -> list[str]:
+    """Read the partial slot at word ``base`` of in1 into ``{prefix}{name}`` variables."""
+    lines, at = [], 0
+    for name, t in fold.accs:
+        words = _WORDS[t]
+        parts = ", ".join(f"in1[base + {at + k}u]" for k in range(words))
+        raw = parts if words == 1 else f"vec{words}<u32>({parts})"
+        lines.append(f"{decl} {prefix}{name} = bitcast<{t}>({raw});")
+        at += words
+    return lines
+
+
+_FOLD_BODY = Template("""\
+let k = t;
+let e = target_at(k);
+let head = k == 0u || target_at(k - 1u) != e;
+// a later segment of a long run starts every BLOCK updates after its head
+if (!head && (k < BLOCK || target_at(k - BLOCK) != e || (k - run_start(k, e)) % BLOCK != 0u)) {
+    return;
+}
+let old = load_out(e);
+var cur = old;
+var j = k;
+if (!head) {
+    cur = load_update(update_offset() + update_at(k));
+    j = k + 1u;
+}
+${init}
+let stop = min(n, k + BLOCK);
+loop {
+    if (j >= stop || target_at(j) != e) {
+        break;
+    }
+    let u = load_update(update_offset() + update_at(j));
+${fold}
+    j = j + 1u;
+}
+if (head && (j >= n || target_at(j) != e)) {
+    store_out(e, old, ${result});
+    return;
+}
+let base = 8u * (2u * (k / BLOCK) + select(1u, 0u, head));
+${save}""")
+
+_MERGE_BODY = Template("""\
+// window t's last position lies in the run of any long run whose head is in window t
+let last = min(n, (t + 1u) * BLOCK) - 1u;
+let e = target_at(last);
+let h = run_start(last, e);
+if (h < t * BLOCK || !is_long(h, e)) {
+    return;
+}
+var base = 16u * t;
+${load}
+var s = h + BLOCK;
+loop {
+    if (s >= n || target_at(s) != e) {
+        break;
+    }
+    base = 8u * (2u * (s / BLOCK) + 1u);
+${load_p}
+${merge}
+    s = s + BLOCK;
+}
+store_out(e, load_out(e), ${result});""")
+
+
+def _block(lines, depth: int = 1) -> str:
+    return "\n".join("    " * depth + line for line in lines)
+
+
 @lru_cache(maxsize=64)
-def scatter_ordered_kernel(storage: str, itemsize: int, op: str, fast: bool,
+def scatter_ordered_kernel(mode: str, storage: str, itemsize: int, op: str, fast: bool,
                            slots: int) -> Kernel:
-    init, fold, result = _fold(storage, op, fast)
+    """The ordered combine's ``mode`` "fold" or "merge" (shaders/scatter_ordered.wgsl)."""
+    fold = fold_of(storage, op, fast)
+    if mode == "fold":
+        body = _FOLD_BODY.substitute(init=_block(fold.init, 0), fold=_block(fold.fold),
+                                 result=fold.result, save=_block(_save(fold), 0))
+        outputs = ["atomic<u32>", "u32"]
+    else:
+        body = _MERGE_BODY.substitute(load=_block(_load(fold, "", "var"), 0),
+                                  load_p=_block(_load(fold, "p_", "let")),
+                                  merge=_block(fold.merge), result=fold.result)
+        outputs = ["atomic<u32>"]
     lib = ""
     if storage in ("f32", "c64", "f16", "bf16") and op == "add" and not fast:
         lib = "\n" + kernels.source("reduce_lib")
         if storage in ("f16", "bf16"):
             lib += "\n" + kernels.source("reduce_half")
-    what = f"This one: {storage} {op}."
-    return _render("scatter_ordered", ["u32", "u32"], ["atomic<u32>"], slots, lib=lib,
-                   what=what, access=_access(itemsize), init=_indent(init),
-                   fold=_indent(_indent(fold).splitlines()), result=result)
+    what = f"This one: {storage} {op}{', fast' if fast else ''}."
+    return _render("scatter_ordered", ["u32", "u32"], outputs, slots, lib=lib, what=what,
+                   mode=mode, block=ORDERED_BLOCK, access=_access(itemsize), partials="",
+                   body=_block(body.splitlines()))
 
 
 def _ordered_ok(op: str, dtype) -> bool:
@@ -417,7 +544,7 @@ def _apply(backend, kind: str, op: str, out, updates, work) -> None:
 
 
 def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params) -> None:
-    """The ordered path: targets, their stable radix sort, then one fold per run."""
+    """The ordered path: targets, their stable radix sort, then the folds of the runs."""
     from . import sort as _sort
 
     n = indices.size
@@ -432,11 +559,15 @@ def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params)
     pairs = _sort.radix_pairs(backend, targets, "u32", (n,), (1,), 0, n, 1, False, bits)
     if not updates.is_contiguous:
         updates = backend.materialize(updates)
-    fold = Params(n, n, (), [(0, ())])
-    fold.add(updates.offset)
-    kernel = scatter_ordered_kernel(_STORAGE_OF[out.dtype], out.dtype.itemsize, op,
-                                    _precision.fast(), len(fold.words))
-    backend.launch_threads(kernel, [pairs, updates._data, out._data], fold, n)
+    windows = -(-n // ORDERED_BLOCK)
+    partials = backend.allocate(64 * windows)
+    key = (_STORAGE_OF[out.dtype], out.dtype.itemsize, op, _precision.fast())
+    for mode, threads, buffers in (("fold", n, [pairs, updates._data, out._data, partials]),
+                                   ("merge", windows, [pairs, partials, out._data])):
+        fold = Params(n, threads, (), [(0, ())])
+        fold.add(updates.offset)
+        kernel = scatter_ordered_kernel(mode, *key, len(fold.words))
+        backend.launch_threads(kernel, buffers, fold, threads)
 
 
 # -- the family's interface (backend.FAMILIES) ----------------------------------------------------

@@ -61,8 +61,6 @@ fn is_long(h: u32, e: u32) -> bool {
 
 ${access}
 
-${partials}
-
 @compute @workgroup_size(${wg})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;

@@ -273,6 +273,16 @@ def test_radix_buffers_too_big_route(monkeypatch):
     assert B.routed[("sort", "float32")] == before + 1
 
 
+@pytest.mark.parametrize("segments", [1, 3, 1000])
+def test_radix_digit_table_scan_segments(segments, monkeypatch):
+    """The digit table's scan with its segments capped (one invocation walks all segment
+    sums; longer tables take longer segments): same bytes as the CPU."""
+    monkeypatch.setattr(gpu_sort, "SCAN_SEGMENTS", segments)
+    monkeypatch.setattr(gpu_sort, "SCAN_SEGMENT", 7)
+    check_both(identity, sample(wt.int32, (5, 3000), seed=segments, spread=500), -1, False,
+               f"{segments} segments")
+
+
 # -- the crossover between the two algorithms ----------------------------------------------------
 
 @st.composite

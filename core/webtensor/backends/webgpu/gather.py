@@ -19,16 +19,24 @@ does a racy read-modify-write:
   and 64-bit dtypes) follows the CPU's order literally.  The CPU starts each touched target
   from its current value, folds the target's updates in C order (float adds in float64 or
   complex128) and rounds once.  A first pass writes each update's target (buffer element of
-  ``out``); the backend's stable argsort groups them into runs in C order; then the head of
-  each run folds it sequentially (``shaders/scatter_ordered.wgsl``).  Float sums use the
+  ``out``); the radix sort of ``sort.py`` orders the (target, update index) pairs by target on
+  the target's significant bits only (1M updates into 1K targets: two 5-bit digits), stably,
+  so each target's updates form one run in C order: O(n) passes, no comparison sort.  Then
+  the head of each run folds it sequentially (``shaders/scatter_ordered.wgsl``).  A run longer
+  than ``ORDERED_BLOCK`` (16384) updates folds in segments, one invocation each, whose partial
+  accumulators a second pass merges in order (lavapipe stops an invocation after 65535 loop
+  iterations in all; a real GPU would stall on one long serial loop too).  Float sums use the
   reductions' triple-float accumulator (``shaders/reduce_lib.wgsl``, about 72 bits): it equals
   float64's left-to-right sum rounded once whenever that float64 sum is exact (every partial
-  sum fits 53 bits, e.g. values within 2**29 of each other's scale).  Where float64 rounds,
-  the result is within 1 ULP of the CPU's as long as float64's accumulated error stays well
-  below half a float32 step of the result (always for same-sign updates: relative error
-  <= n * 2**-53); both round a near-exact sum to nearest.  Under cancellation beyond 53 bits
-  the GPU keeps bits the CPU loses ([1e20, 1, -1e20] sums to 1 here, to 0 on the CPU).
-  float16 rounds once from the sum, bfloat16 through float32, as the CPU does.
+  sum fits 53 bits, e.g. values within 2**29 of each other's scale), segmented or not.  Where
+  float64 rounds, the result is within 1 ULP of the CPU's as long as float64's accumulated
+  error stays well below half a float32 step of the result (always for same-sign updates:
+  relative error <= n * 2**-53); both round a near-exact sum to nearest.  Under cancellation
+  beyond 53 bits the GPU keeps bits the CPU loses ([1e20, 1, -1e20] sums to 1 here, to 0 on
+  the CPU).  float16 rounds once from the sum, bfloat16 through float32, as the CPU does.
+  Fast precision (``wt.set_precision("fast")``): float sums are plain float32 additions in the
+  same order (float16/bfloat16 rounded once from the float32 sum; a long run's segment sums
+  added in order), still deterministic, no longer the CPU's bits.
 """
 
 from __future__ import annotations
@@ -438,7 +446,7 @@ def scatter_ordered_kernel(mode: str, storage: str, itemsize: int, op: str, fast
             lib += "\n" + kernels.source("reduce_half")
     what = f"This one: {storage} {op}{', fast' if fast else ''}."
     return _render("scatter_ordered", ["u32", "u32"], outputs, slots, lib=lib, what=what,
-                   mode=mode, block=ORDERED_BLOCK, access=_access(itemsize), partials="",
+                   mode=mode, block=ORDERED_BLOCK, access=_access(itemsize),
                    body=_block(body.splitlines()))
 
 

@@ -235,7 +235,10 @@ MIN_DIGIT = 4  # bits per pass at least (short rows)
 DIGIT_SLACK = 1  # rows of n take digits of at most log2(n) - DIGIT_SLACK bits
 RADIX_CHUNK = 1024  # pairs one invocation walks (fewer when a row has few)
 RADIX_INVOCATIONS = 1024  # chunks aimed at: shorter chunks until there are this many
-SCAN_SEGMENT = 256  # table entries one invocation of the table scan adds up
+SCAN_SEGMENT = 256  # table entries one invocation of the table scan adds up (at least)
+# Segments at most: one invocation walks them all, and lavapipe stops an invocation after
+# 65535 loop iterations in all (every loop of a kernel here stays far below that).
+SCAN_SEGMENTS = 16384
 
 _LOAD_KEY = """\
     let ix = {index}(g, 0u);
@@ -385,12 +388,13 @@ def radix_pairs(backend, data, storage: str, shape, strides, offset: int, n: int
 
 def _scan_table(backend, table, entries: int) -> None:
     """The table's exclusive prefix sums, in place (shaders/radix_scan.wgsl)."""
-    segments = -(-entries // SCAN_SEGMENT)
+    segment = max(SCAN_SEGMENT, -(-entries // SCAN_SEGMENTS))
+    segments = -(-entries // segment)
     sums = backend.allocate(4 * segments)
     for mode, inputs, threads in (("sums", [table, sums], segments), ("carry", [sums], 1),
                                   ("scan", [sums, table], segments)):
         params = Params(entries, threads)
-        params.add(SCAN_SEGMENT, segments)
+        params.add(segment, segments)
         backend.launch_threads(radix_scan_kernel(mode), inputs, params, threads)
 
 

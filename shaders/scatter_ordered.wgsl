@@ -1,24 +1,30 @@
 // Scatter, the ordered combine (float sums and every packed or 64-bit dtype): the updates were
 // stably sorted by the buffer element they hit (the radix sort of backends/webgpu/sort.py), so
 // each target's updates form one run of the sorted pairs, in C order, and runs are in
-// ascending target order.  The invocation at the head of a run folds the target's current
-// value and then the run's updates one after another, exactly as the CPU device does, and
-// writes the target once: no invocation order can change the result.  ${what}
+// ascending target order.  One invocation per run folds the target's current value and then
+// the run's updates one after another, exactly as the CPU device does, and writes the target
+// once: no invocation order can change the result.  ${what}
 // A run longer than BLOCK updates is cut into segments of BLOCK (one invocation may loop only
-// so long: lavapipe stops every invocation after 65535 loop iterations in all): mode "fold"
-// folds each segment (the first from the target's value, the others from their first update)
-// into a partial accumulator; mode "merge" then merges a long run's partials in order and
-// writes the target.  Partials sit in slots of 8 words, two per window of BLOCK sorted
-// positions: slot 2w for a run head in window w, 2w + 1 for a later segment starting there
-// (a window holds at most one of each, since a long run spans more than a window).
+// so long: lavapipe stops every invocation after 65535 loop iterations in all); the first
+// folds from the target's value, the others from their first update, into partial
+// accumulators that mode "merge" combines in order before writing the target.  Partials sit in
+// slots of 8 words, two per window of BLOCK sorted positions: slot 2w for a run head in window
+// w, 2w + 1 for a later segment starting there (a window holds at most one of each, since a
+// long run spans more than a window).
+// The segment starts are first listed densely (modes "count", "carry", "place": counts per
+// stretch of positions, their exclusive sums, then the starts in order, their number last), so
+// neighbouring invocations of "fold" fold neighbouring runs instead of idling beside one.
 // Mode: "${mode}".
 // Bindings: 0 P (uniform), 1 in0 (the sorted pairs: the buffer element of out an update hits,
-// then the update's index in C order), then fold: 2 in1 (updates, contiguous), 3 out0, 4 out1
-// (partials); merge: 2 in1 (partials), 3 out0.  out0 (read_write, array<atomic<u32>>) is
-// out's buffer: packed targets share words, so a target's lane is changed with one atomicXor
-// that leaves the other lanes alone.
-// Params: [1] n updates, [2] threads (fold: n; merge: windows), [3] ndim 0, [4] unused offset,
-// then extra slot [0] the updates' offset (elements).
+// then the update's index in C order), then
+//   count: out0 (a count per stretch);  carry: out0 (the counts -> exclusive sums);
+//   place: in1 (exclusive sums), out0 (segment starts, their number at [n]);
+//   fold:  in1 (updates, contiguous), in2 (segment starts), out0 (out), out1 (partials);
+//   merge: in1 (partials), out0 (out).
+// out (read_write, array<atomic<u32>>) is out's buffer: packed targets share words, so a
+// target's lane is changed with one atomicXor that leaves the other lanes alone.
+// Params: [1] n updates, [2] threads, [3] ndim 0, [4] unused offset, then [5] the updates'
+// offset (elements), [6] positions per stretch, [7] stretches.
 ${header}
 
 const BLOCK: u32 = ${block}u;
@@ -57,6 +63,15 @@ fn run_start(k: u32, e: u32) -> u32 {
 // The run holding position k is longer than one segment, starting at h.
 fn is_long(h: u32, e: u32) -> bool {
     return h + BLOCK < prm(1u) && target_at(h + BLOCK) == e;
+}
+
+// Position k starts a segment: a run's head, or BLOCK, 2 BLOCK, ... positions after it.
+fn segment_start(k: u32) -> bool {
+    let e = target_at(k);
+    if (k == 0u || target_at(k - 1u) != e) {
+        return true;
+    }
+    return k >= BLOCK && target_at(k - BLOCK) == e && (k - run_start(k, e)) % BLOCK == 0u;
 }
 
 ${access}

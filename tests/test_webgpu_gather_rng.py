@@ -267,6 +267,21 @@ def test_scatter_runs_around_the_fold_block(dt, op):
           upd, dtypes=(dt, wt.int64, dt))
 
 
+@pytest.mark.parametrize("stretches", [1, 3, 1000])
+def test_scatter_segment_list_with_few_stretches(stretches, monkeypatch):
+    """The list of segment starts built from capped stretches of sorted positions (one
+    invocation walks every stretch count): the CPU device's bytes."""
+    from webtensor.backends.webgpu import gather as gpu_gather
+
+    monkeypatch.setattr(gpu_gather, "LIST_STRETCHES", stretches)
+    monkeypatch.setattr(gpu_gather, "LIST_STRETCH", 5)
+    rng = np.random.default_rng(stretches)
+    idx = rng.integers(0, 40, 5000)
+    idx[:2000] = 7  # a run of 2000 among short ones
+    _both(lambda b, i, u: _reduce.scatter("add", b, 0, i, u), _data(wt.float16, (40,), 1),
+          idx, rng.integers(-512, 512, 5000) / 64, dtypes=(wt.float16, wt.int64, wt.float16))
+
+
 @pytest.mark.parametrize("dt", (wt.float32, wt.float16, wt.complex64), ids=str)
 def test_scatter_add_fast_precision_is_float32_in_order(dt):
     """Fast precision folds each target's updates in C order with plain float32 additions:

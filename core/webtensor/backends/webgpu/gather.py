@@ -21,8 +21,10 @@ does a racy read-modify-write:
   complex128) and rounds once.  A first pass writes each update's target (buffer element of
   ``out``); the radix sort of ``sort.py`` orders the (target, update index) pairs by target on
   the target's significant bits only (1M updates into 1K targets: two 5-bit digits), stably,
-  so each target's updates form one run in C order: O(n) passes, no comparison sort.  Then
-  the head of each run folds it sequentially (``shaders/scatter_ordered.wgsl``).  A run longer
+  so each target's updates form one run in C order: O(n) passes, no comparison sort.  The
+  run heads are listed densely (a count, scan and placement pass), then one invocation per
+  run folds it sequentially (``shaders/scatter_ordered.wgsl``; dense, so that neighbouring
+  SIMD lanes fold neighbouring runs rather than idle beside one head).  A run longer
   than ``ORDERED_BLOCK`` (16384) updates folds in segments, one invocation each, whose partial
   accumulators a second pass merges in order (lavapipe stops an invocation after 65535 loop
   iterations in all; a real GPU would stall on one long serial loop too).  Float sums use the
@@ -337,6 +339,8 @@ _STORAGE_OF = {dt: s for dt, s in STORAGE_OF.items()
 
 
 ORDERED_BLOCK = 16384  # updates one invocation folds at most (lavapipe's loop limit: 65535)
+LIST_STRETCH = 256  # sorted positions one invocation checks for segment starts (at least)
+LIST_STRETCHES = 16384  # at most (one invocation walks their counts)
 _WORDS = {"u32": 1, "i32": 1, "f32": 1, "vec2<u32>": 2, "vec2<f32>": 2, "vec4<u32>": 4}
 
 
@@ -366,14 +370,44 @@ def _load(fold: Fold, prefix: str, decl: str) -> list[str]:
     return lines
 
 
+_LIST_BODY = {
+    "count": """\
+let stop = min(n, (t + 1u) * prm(6u));
+var c = 0u;
+for (var k = t * prm(6u); k < stop; k = k + 1u) {
+    if (segment_start(k)) {
+        c = c + 1u;
+    }
+}
+out0[t] = c;""",
+    "carry": """\
+var acc = 0u;
+for (var g = 0u; g < prm(7u); g = g + 1u) {
+    let v = out0[g];
+    out0[g] = acc;
+    acc = acc + v;
+}""",
+    "place": """\
+let stop = min(n, (t + 1u) * prm(6u));
+var at = in1[t];
+for (var k = t * prm(6u); k < stop; k = k + 1u) {
+    if (segment_start(k)) {
+        out0[at] = k;
+        at = at + 1u;
+    }
+}
+if (t + 1u == prm(7u)) {
+    out0[n] = at;
+}""",
+}
+
 _FOLD_BODY = Template("""\
-let k = t;
-let e = target_at(k);
-let head = k == 0u || target_at(k - 1u) != e;
-// a later segment of a long run starts every BLOCK updates after its head
-if (!head && (k < BLOCK || target_at(k - BLOCK) != e || (k - run_start(k, e)) % BLOCK != 0u)) {
+if (t >= in2[n]) {
     return;
 }
+let k = in2[t];
+let e = target_at(k);
+let head = k == 0u || target_at(k - 1u) != e;
 let old = load_out(e);
 var cur = old;
 var j = k;
@@ -425,19 +459,33 @@ def _block(lines, depth: int = 1) -> str:
     return "\n".join("    " * depth + line for line in lines)
 
 
+# the segment-start list's passes: (inputs, outputs) after the pairs
+_LIST_BINDINGS = {"count": ([], ["u32"]), "carry": ([], ["u32"]), "place": (["u32"], ["u32"])}
+
+
+@lru_cache(maxsize=8)
+def segment_list_kernel(mode: str, slots: int) -> Kernel:
+    """The passes listing the ordered combine's segment starts (shaders/scatter_ordered.wgsl)."""
+    inputs, outputs = _LIST_BINDINGS[mode]
+    return _render("scatter_ordered", ["u32", *inputs], outputs, slots, what="", mode=mode,
+                   block=ORDERED_BLOCK, access="", body=_block(_LIST_BODY[mode].splitlines()))
+
+
 @lru_cache(maxsize=64)
 def scatter_ordered_kernel(mode: str, storage: str, itemsize: int, op: str, fast: bool,
                            slots: int) -> Kernel:
     """The ordered combine's ``mode`` "fold" or "merge" (shaders/scatter_ordered.wgsl)."""
     fold = fold_of(storage, op, fast)
+    inputs = ["u32", "u32"]
     if mode == "fold":
         body = _FOLD_BODY.substitute(init=_block(fold.init, 0), fold=_block(fold.fold),
-                                 result=fold.result, save=_block(_save(fold), 0))
+                                     result=fold.result, save=_block(_save(fold), 0))
+        inputs.append("u32")
         outputs = ["atomic<u32>", "u32"]
     else:
         body = _MERGE_BODY.substitute(load=_block(_load(fold, "", "var"), 0),
-                                  load_p=_block(_load(fold, "p_", "let")),
-                                  merge=_block(fold.merge), result=fold.result)
+                                      load_p=_block(_load(fold, "p_", "let")),
+                                      merge=_block(fold.merge), result=fold.result)
         outputs = ["atomic<u32>"]
     lib = ""
     if storage in ("f32", "c64", "f16", "bf16") and op == "add" and not fast:
@@ -445,7 +493,7 @@ def scatter_ordered_kernel(mode: str, storage: str, itemsize: int, op: str, fast
         if storage in ("f16", "bf16"):
             lib += "\n" + kernels.source("reduce_half")
     what = f"This one: {storage} {op}{', fast' if fast else ''}."
-    return _render("scatter_ordered", ["u32", "u32"], outputs, slots, lib=lib, what=what,
+    return _render("scatter_ordered", inputs, outputs, slots, lib=lib, what=what,
                    mode=mode, block=ORDERED_BLOCK, access=_access(itemsize),
                    body=_block(body.splitlines()))
 
@@ -567,15 +615,25 @@ def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params)
     pairs = _sort.radix_pairs(backend, targets, "u32", (n,), (1,), 0, n, 1, False, bits)
     if not updates.is_contiguous:
         updates = backend.materialize(updates)
+    stretch = max(LIST_STRETCH, -(-n // LIST_STRETCHES))
+    stretches = -(-n // stretch)
+    sums = backend.allocate(4 * stretches)
+    starts = backend.allocate(4 * (n + 1))
     windows = -(-n // ORDERED_BLOCK)
     partials = backend.allocate(64 * windows)
     key = (_STORAGE_OF[out.dtype], out.dtype.itemsize, op, _precision.fast())
-    for mode, threads, buffers in (("fold", n, [pairs, updates._data, out._data, partials]),
-                                   ("merge", windows, [pairs, partials, out._data])):
-        fold = Params(n, threads, (), [(0, ())])
-        fold.add(updates.offset)
-        kernel = scatter_ordered_kernel(mode, *key, len(fold.words))
-        backend.launch_threads(kernel, buffers, fold, threads)
+    passes = (("count", stretches, [pairs, sums]), ("carry", 1, [pairs, sums]),
+              ("place", stretches, [pairs, sums, starts]),
+              ("fold", n, [pairs, updates._data, starts, out._data, partials]),
+              ("merge", windows, [pairs, partials, out._data]))
+    for mode, threads, buffers in passes:
+        params = Params(n, threads, (), [(0, ())])
+        params.add(updates.offset, stretch, stretches)
+        if mode in _LIST_BINDINGS:
+            kernel = segment_list_kernel(mode, len(params.words))
+        else:
+            kernel = scatter_ordered_kernel(mode, *key, len(params.words))
+        backend.launch_threads(kernel, buffers, params, threads)
 
 
 # -- the family's interface (backend.FAMILIES) ----------------------------------------------------

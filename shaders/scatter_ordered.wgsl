@@ -11,15 +11,18 @@
 // slots of 8 words, two per window of BLOCK sorted positions: slot 2w for a run head in window
 // w, 2w + 1 for a later segment starting there (a window holds at most one of each, since a
 // long run spans more than a window).
-// The segment starts are first listed densely (modes "count", "carry", "place": counts per
-// stretch of positions, their exclusive sums, then the starts in order, their number last), so
-// neighbouring invocations of "fold" fold neighbouring runs instead of idling beside one.
+// Mode "fold" runs an invocation per sorted position, which folds if the position starts a
+// segment.  Where runs are long, the segment starts are first listed densely (modes "count",
+// "carry", "place": counts per stretch of positions, their exclusive sums, then the starts in
+// order, their number last), so that neighbouring invocations of "fold_listed" fold
+// neighbouring runs instead of idling beside one.
 // Mode: "${mode}".
 // Bindings: 0 P (uniform), 1 in0 (the sorted pairs: the buffer element of out an update hits,
 // then the update's index in C order), then
 //   count: out0 (a count per stretch);  carry: out0 (the counts -> exclusive sums);
 //   place: in1 (exclusive sums), out0 (segment starts, their number at [n]);
-//   fold:  in1 (updates, contiguous), in2 (segment starts), out0 (out), out1 (partials);
+//   fold:  in1 (updates, contiguous), out0 (out), out1 (partials);
+//   fold_listed: in1 (updates), in2 (segment starts), out0 (out), out1 (partials);
 //   merge: in1 (partials), out0 (out).
 // out (read_write, array<atomic<u32>>) is out's buffer: packed targets share words, so a
 // target's lane is changed with one atomicXor that leaves the other lanes alone.

@@ -249,21 +249,24 @@ def test_scatter_add_100k_duplicates(dt, slots):
 @pytest.mark.parametrize("dt, op", [(wt.float32, "add"), (wt.int16, "add"), (wt.int8, "max"),
                                    (wt.float16, "min"), (wt.int64, "max"),
                                    (wt.uint64, "add")], ids=str)
-def test_scatter_runs_around_the_fold_block(dt, op):
+@pytest.mark.parametrize("size", [6, 200_000])
+def test_scatter_runs_around_the_fold_block(dt, op, size):
     """Targets hit 1, BLOCK - 1, BLOCK, BLOCK + 1, 2 BLOCK and 2 BLOCK + 1 times (shuffled):
     a run longer than one invocation's BLOCK folds in segments whose partials merge in order,
-    and gives the CPU device's bytes."""
+    and gives the CPU device's bytes; into 6 targets (the run heads listed first) and six
+    targets spread over 200000 (few updates per target: every position checks for a head)."""
     from webtensor.backends.webgpu import gather as gpu_gather
 
     block = gpu_gather.ORDERED_BLOCK
     counts = [1, block - 1, block, block + 1, 2 * block, 2 * block + 1]
     rng = np.random.default_rng(32)
-    idx = rng.permutation(np.repeat(np.arange(len(counts)), counts))
+    targets = np.sort(rng.choice(size, len(counts), replace=False))
+    idx = rng.permutation(np.repeat(targets, counts))
     if dt.kind == "f":
         upd = rng.integers(-(1 << 10), 1 << 10, idx.size) / 64
     else:
         upd = rng.integers(-(1 << 40), 1 << 40, idx.size)
-    _both(lambda b, i, u: _reduce.scatter(op, b, 0, i, u), _data(dt, (len(counts),), 33), idx,
+    _both(lambda b, i, u: _reduce.scatter(op, b, 0, i, u), _data(dt, (size,), 33), idx,
           upd, dtypes=(dt, wt.int64, dt))
 
 

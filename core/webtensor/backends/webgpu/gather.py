@@ -21,10 +21,12 @@ does a racy read-modify-write:
   complex128) and rounds once.  A first pass writes each update's target (buffer element of
   ``out``); the radix sort of ``sort.py`` orders the (target, update index) pairs by target on
   the target's significant bits only (1M updates into 1K targets: two 5-bit digits), stably,
-  so each target's updates form one run in C order: O(n) passes, no comparison sort.  The
-  run heads are listed densely (a count, scan and placement pass), then one invocation per
-  run folds it sequentially (``shaders/scatter_ordered.wgsl``; dense, so that neighbouring
-  SIMD lanes fold neighbouring runs rather than idle beside one head).  A run longer
+  so each target's updates form one run in C order: O(n) passes, no comparison sort.  Then
+  one invocation per run folds it sequentially (``shaders/scatter_ordered.wgsl``): where runs
+  are long on average (``LIST_FROM`` updates per target of ``out``), the run heads are first
+  listed densely (a count, scan and placement pass) so that neighbouring SIMD lanes fold
+  neighbouring runs rather than idle beside one head; else the invocation at each sorted
+  position folds if it is a run's head.  A run longer
   than ``ORDERED_BLOCK`` (16384) updates folds in segments, one invocation each, whose partial
   accumulators a second pass merges in order (lavapipe stops an invocation after 65535 loop
   iterations in all; a real GPU would stall on one long serial loop too).  Float sums use the
@@ -341,6 +343,7 @@ _STORAGE_OF = {dt: s for dt, s in STORAGE_OF.items()
 ORDERED_BLOCK = 16384  # updates one invocation folds at most (lavapipe's loop limit: 65535)
 LIST_STRETCH = 256  # sorted positions one invocation checks for segment starts (at least)
 LIST_STRETCHES = 16384  # at most (one invocation walks their counts)
+LIST_FROM = 16  # updates per target of out from which the segment starts are listed first
 _WORDS = {"u32": 1, "i32": 1, "f32": 1, "vec2<u32>": 2, "vec2<f32>": 2, "vec4<u32>": 4}
 
 
@@ -401,11 +404,19 @@ if (t + 1u == prm(7u)) {
 }""",
 }
 
-_FOLD_BODY = Template("""\
+# Which segment an invocation folds: the t-th listed start, or position t if it starts one.
+_FOLD_AT = {"fold_listed": """\
 if (t >= in2[n]) {
     return;
 }
-let k = in2[t];
+let k = in2[t];""", "fold": """\
+let k = t;
+if (!segment_start(k)) {
+    return;
+}"""}
+
+_FOLD_BODY = Template("""\
+${at}
 let e = target_at(k);
 let head = k == 0u || target_at(k - 1u) != e;
 let old = load_out(e);
@@ -477,10 +488,11 @@ def scatter_ordered_kernel(mode: str, storage: str, itemsize: int, op: str, fast
     """The ordered combine's ``mode`` "fold" or "merge" (shaders/scatter_ordered.wgsl)."""
     fold = fold_of(storage, op, fast)
     inputs = ["u32", "u32"]
-    if mode == "fold":
-        body = _FOLD_BODY.substitute(init=_block(fold.init, 0), fold=_block(fold.fold),
-                                     result=fold.result, save=_block(_save(fold), 0))
-        inputs.append("u32")
+    if mode in _FOLD_AT:
+        body = _FOLD_BODY.substitute(at=_FOLD_AT[mode], init=_block(fold.init, 0),
+                                     fold=_block(fold.fold), result=fold.result,
+                                     save=_block(_save(fold), 0))
+        inputs += ["u32"] * (mode == "fold_listed")
         outputs = ["atomic<u32>", "u32"]
     else:
         body = _MERGE_BODY.substitute(load=_block(_load(fold, "", "var"), 0),
@@ -617,15 +629,19 @@ def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params)
         updates = backend.materialize(updates)
     stretch = max(LIST_STRETCH, -(-n // LIST_STRETCHES))
     stretches = -(-n // stretch)
-    sums = backend.allocate(4 * stretches)
-    starts = backend.allocate(4 * (n + 1))
     windows = -(-n // ORDERED_BLOCK)
     partials = backend.allocate(64 * windows)
     key = (_STORAGE_OF[out.dtype], out.dtype.itemsize, op, _precision.fast())
-    passes = (("count", stretches, [pairs, sums]), ("carry", 1, [pairs, sums]),
-              ("place", stretches, [pairs, sums, starts]),
-              ("fold", n, [pairs, updates._data, starts, out._data, partials]),
-              ("merge", windows, [pairs, partials, out._data]))
+    fold = [pairs, updates._data, out._data, partials]
+    if n >= LIST_FROM * (out._data.nbytes // out.dtype.itemsize):
+        # long runs on average (few targets): list their starts, fold them side by side
+        sums, starts = backend.allocate(4 * stretches), backend.allocate(4 * (n + 1))
+        passes = [("count", stretches, [pairs, sums]), ("carry", 1, [pairs, sums]),
+                  ("place", stretches, [pairs, sums, starts]),
+                  ("fold_listed", n, [*fold[:2], starts, *fold[2:]])]
+    else:
+        passes = [("fold", n, fold)]
+    passes.append(("merge", windows, [pairs, partials, out._data]))
     for mode, threads, buffers in passes:
         params = Params(n, threads, (), [(0, ())])
         params.add(updates.offset, stretch, stretches)

@@ -4,13 +4,13 @@
 // ascending target order.  One invocation per run folds the target's current value and then
 // the run's updates one after another, exactly as the CPU device does, and writes the target
 // once: no invocation order can change the result.  ${what}
-// A run longer than BLOCK updates is cut into segments of BLOCK (one invocation may loop only
-// so long: lavapipe stops every invocation after 65535 loop iterations in all); the first
-// folds from the target's value, the others from their first update, into partial
-// accumulators that mode "merge" combines in order before writing the target.  Partials sit in
-// slots of 8 words, two per window of BLOCK sorted positions: slot 2w for a run head in window
-// w, 2w + 1 for a later segment starting there (a window holds at most one of each, since a
-// long run spans more than a window).
+// A run longer than BLOCK updates is cut into segments ending at multiples of BLOCK (one
+// invocation may loop only so long: lavapipe stops every invocation after 65535 loop
+// iterations in all); the first folds from the target's value, the others from their first
+// update, into partial accumulators that mode "merge" combines in order before writing the
+// target.  Partials sit in slots of 8 words, two per window of BLOCK sorted positions: slot 2w
+// for a long run's head in window w, 2w + 1 for a later segment starting at the window's
+// first position (a long run spans more than a window, so no two heads share one).
 // Mode "fold" runs an invocation per sorted position, which folds if the position starts a
 // segment.  Where runs are long, the segment starts are first listed densely (modes "count",
 // "carry", "place": counts per stretch of positions, their exclusive sums, then the starts in
@@ -63,18 +63,18 @@ fn run_start(k: u32, e: u32) -> u32 {
     return lo;
 }
 
-// The run holding position k is longer than one segment, starting at h.
+// The run of target e that starts at h is longer than BLOCK.
 fn is_long(h: u32, e: u32) -> bool {
     return h + BLOCK < prm(1u) && target_at(h + BLOCK) == e;
 }
 
-// Position k starts a segment: a run's head, or BLOCK, 2 BLOCK, ... positions after it.
+// Position k starts a segment: a run's head, or a multiple of BLOCK inside a long run.
 fn segment_start(k: u32) -> bool {
     let e = target_at(k);
     if (k == 0u || target_at(k - 1u) != e) {
         return true;
     }
-    return k >= BLOCK && target_at(k - BLOCK) == e && (k - run_start(k, e)) % BLOCK == 0u;
+    return k % BLOCK == 0u && is_long(run_start(k, e), e);
 }
 
 ${access}

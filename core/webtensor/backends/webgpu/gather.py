@@ -26,8 +26,8 @@ does a racy read-modify-write:
   are long on average (``LIST_FROM`` updates per target of ``out``), the run heads are first
   listed densely (a count, scan and placement pass) so that neighbouring SIMD lanes fold
   neighbouring runs rather than idle beside one head; else the invocation at each sorted
-  position folds if it is a run's head.  A run longer
-  than ``ORDERED_BLOCK`` (16384) updates folds in segments, one invocation each, whose partial
+  position folds if it is a run's head.  A run longer than ``ORDERED_BLOCK`` (16384) updates
+  folds in segments ending at multiples of it, one invocation each, whose partial
   accumulators a second pass merges in order (lavapipe stops an invocation after 65535 loop
   iterations in all; a real GPU would stall on one long serial loop too).  Float sums use the
   reductions' triple-float accumulator (``shaders/reduce_lib.wgsl``, about 72 bits): it equals
@@ -427,7 +427,9 @@ if (!head) {
     j = k + 1u;
 }
 ${init}
-let stop = min(n, k + BLOCK);
+// a long run's segments end at multiples of BLOCK; a short run is folded whole
+let long_run = !head || is_long(k, e);
+let stop = select(n, min(n, (k / BLOCK + 1u) * BLOCK), long_run);
 loop {
     if (j >= stop || target_at(j) != e) {
         break;
@@ -436,7 +438,7 @@ loop {
 ${fold}
     j = j + 1u;
 }
-if (head && (j >= n || target_at(j) != e)) {
+if (!long_run) {
     store_out(e, old, ${result});
     return;
 }
@@ -453,7 +455,7 @@ if (h < t * BLOCK || !is_long(h, e)) {
 }
 var base = 16u * t;
 ${load}
-var s = h + BLOCK;
+var s = (t + 1u) * BLOCK;
 loop {
     if (s >= n || target_at(s) != e) {
         break;

@@ -1,5 +1,5 @@
 """The webgpu device against NumPy, same run: matmul GFLOP/s, elementwise and reduction GB/s,
-and the per-op cost of recording a dispatch.
+sorts and scatter-adds, and the per-op cost of recording a dispatch.
 
 Each GPU timing ends with a one-element read, which submits the recorded work and waits for
 it, so it measures the device finishing the work (inputs already on the device).  Whatever
@@ -20,6 +20,7 @@ import numpy as np  # noqa: E402
 from _table import per_call, print_table  # noqa: E402
 
 import webtensor as wt  # noqa: E402
+from webtensor.api import _reduce  # noqa: E402  (the scatter primitive the API builds on)
 
 GPU = "webgpu"
 REPEAT = 3
@@ -69,6 +70,39 @@ def bandwidth_rows_at(n: int, rng) -> list[list]:
     return rows
 
 
+def sort_scatter_rows(n: int, rng) -> list[list]:
+    """sort/argsort of ``n`` float32 (NumPy: stable sorts, as ours) and scatter-add of ``n``
+    float32 updates into ``n // 1024`` and ``n`` targets (NumPy: ``add.at``)."""
+    x_np = rng.standard_normal(n, dtype=np.float32)
+    x = wt.asarray(x_np, device=GPU)
+    cases = [
+        (f"sort {n >> 20}M f32", "sort", lambda: sync(wt.sort(x)),
+         lambda: np.sort(x_np, kind="stable")),
+        (f"argsort {n >> 20}M f32", "argsort", lambda: sync(wt.argsort(x)),
+         lambda: np.argsort(x_np, kind="stable")),
+    ]
+    for m in (n >> 10, n):
+        idx_np = rng.integers(0, m, n)
+        base_np = np.zeros(m, np.float32)
+        idx, base = wt.asarray(idx_np, device=GPU), wt.asarray(base_np, device=GPU)
+
+        def ours(idx=idx, base=base):
+            sync(_reduce.scatter("add", base, 0, idx, x))
+
+        def theirs(idx_np=idx_np, base_np=base_np):
+            np.add.at(base_np.copy(), idx_np, x_np)
+
+        label = f"{m >> 10}K" if m < 1 << 20 else f"{m >> 20}M"
+        cases.append((f"scatter-add {n >> 20}M into {label}", "scatter", ours, theirs))
+    rows = []
+    for label, prim, ours, theirs in cases:
+        t_gpu = per_call(ours, min_time=0.2, repeat=REPEAT)
+        t_np = per_call(theirs, min_time=0.2, repeat=REPEAT)
+        rows.append([label, path(prim), f"{t_gpu * 1e3:.1f}", f"{t_np * 1e3:.1f}",
+                     ratio(t_np, t_gpu)])
+    return rows
+
+
 def overhead_rows() -> list[list]:
     x_np = np.ones(4, dtype=np.float32)
     x = wt.asarray(x_np, device=GPU)
@@ -105,6 +139,8 @@ def main(quick: bool = False) -> None:
     print_table("elementwise and reduction, float32 (GB/s of input + output)",
                 head + ["webgpu GB/s", "numpy GB/s", "ratio"],
                 [row for n in sizes for row in bandwidth_rows_at(n, rng)])
+    print_table("sort and scatter-add, float32 (ms)", head + ["ratio"],
+                sort_scatter_rows(1 << (16 if quick else 20), rng))
     print_table("per-op overhead on a tiny tensor (µs per op)",
                 ["case", "path", "webgpu µs", "numpy µs", "ratio"], overhead_rows())
 

@@ -135,6 +135,14 @@ def test_searchsorted_scalars(dev):
 
 # -- sort, argsort ----------------------------------------------------------------------------------
 
+def _stable_order(v, axis, descending):
+    """NumPy's stable argsort; descending: NaN first, ties in their original order."""
+    if not descending:
+        return np.argsort(v, axis=axis, kind="stable")
+    n = v.shape[axis]
+    return n - 1 - np.flip(np.argsort(np.flip(v, axis), axis=axis, kind="stable"), axis)
+
+
 @needs_numpy
 @SETTINGS
 @given(case=cases(REAL, min_dims=1, values=_small), data=st.data())
@@ -144,15 +152,37 @@ def test_sort_argsort(dev, case, data):
     descending = data.draw(st.booleans())
     x = make(case, dev)
     v = vals(case)
-    order = np.argsort(v, axis=axis, kind="stable")
-    if descending:  # stable descending, NaN first: the ascending order of the reversed data
-        n = v.shape[axis]
-        order = n - 1 - np.flip(np.argsort(np.flip(v, axis), axis=axis, kind="stable"), axis)
+    # stable descending, NaN first: the ascending order of the reversed data
+    order = _stable_order(v, axis, descending)
     got = wt.argsort(x, axis=axis, descending=descending)
     assert got.dtype == wt.int64
     check_exact(got, order, context="argsort")
     check_exact(wt.sort(x, axis=axis, descending=descending), np.take_along_axis(v, order, axis),
                 context="sort")
+
+
+@needs_numpy
+@pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint32, wt.int16, wt.bool], ids=str)
+@pytest.mark.parametrize("shape, axis", [((2, 3000), 1), ((1030, 64), 1), ((2100, 2), 0)])
+def test_sort_argsort_long_rows_and_many_rows(dev, dt, shape, axis):
+    """Sizes that take the webgpu device's radix sort (long rows; many short ones): NumPy's
+    stable order in both directions, with ties, NaNs and both zeros."""
+    rng = np.random.default_rng(shape[0])
+    if dt.kind == "f":
+        pool = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, 3.0], np.float32)
+        v = pool[rng.integers(0, pool.size, shape)]
+    elif dt.kind == "b":
+        v = rng.random(shape) < 0.5
+    else:
+        info = wt.iinfo(dt)
+        pool = np.array([info.min, info.max, 0, 1, 7], dtype=dt.name)
+        v = pool[rng.integers(0, pool.size, shape)]
+    x = wt.asarray(v, device=dev)
+    for descending in (False, True):
+        order = _stable_order(v, axis, descending)
+        check_exact(wt.argsort(x, axis=axis, descending=descending), order, context="argsort")
+        check_exact(wt.sort(x, axis=axis, descending=descending),
+                    np.take_along_axis(v, order, axis), context="sort")
 
 
 @needs_numpy

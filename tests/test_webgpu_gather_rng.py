@@ -11,7 +11,9 @@ What must hold:
   any key and 128-bit counter, and ``wt.random`` distributions are identical on both devices.
 * scatter add/min/max run natively for every dtype but float64/complex128 and equal the CPU's
   bytes: float adds fold each target's updates in C order like the CPU's float64 sum, rounded
-  once (bit-exact on ordinary data, within 1 ULP where that float64 sum is itself inexact).
+  once (bit-exact on ordinary data, within 1 ULP where that float64 sum is itself inexact),
+  also with 100000 updates into 1 .. 70000 targets; in fast precision float adds are float32
+  additions in C order (NumPy's sequential ``add.at`` in float32).
 * None of these calls is routed to the CPU.
 """
 
@@ -216,6 +218,116 @@ def test_scatter_add_many_updates_per_target_in_order(dt):
         g2 = _both(lambda b, i, u: _reduce.scatter("add", b, 0, i, u), base, idx, upd,
                    dtypes=(dt, wt.int64, dt))
         assert g1.tobytes() == g2.tobytes()
+
+
+# every dtype whose add the ordered path folds (sorted by target), and the atomic ones
+MANY = (wt.float32, wt.float16, wt.bfloat16, wt.complex64, wt.int8, wt.uint16, wt.int32,
+        wt.uint32, wt.int64)
+
+
+@pytest.mark.parametrize("dt", MANY, ids=str)
+@pytest.mark.parametrize("slots", [1, 3, 1000, 70000])
+def test_scatter_add_100k_duplicates(dt, slots):
+    """100000 updates into 1 .. 70000 targets (the radix sort by target with 1, 2, 10 and 17
+    key bits): the CPU device's bytes, twice.  Float updates are multiples of 2**-8 within
+    2**5, so float64's running sums are exact and the sums are the exact ones rounded once."""
+    rng = np.random.default_rng(slots)
+    n = 100_000
+    idx = rng.integers(-slots, slots, n)
+    upd = rng.integers(-(1 << 13), 1 << 13, n) / 256
+    if dt.kind == "c":
+        upd = upd + 1j * rng.integers(-(1 << 13), 1 << 13, n) / 256
+    elif dt.kind in "iu":
+        upd = rng.integers(-(1 << 40), 1 << 40, n)  # wrap into the dtype
+    base = _data(dt, (slots,), 3)
+    fn = lambda b, i, u: _reduce.scatter("add", b, 0, i, u)  # noqa: E731
+    g1 = _both(fn, base, idx, upd, dtypes=(dt, wt.int64, dt))
+    g2 = _both(fn, base, idx, upd, dtypes=(dt, wt.int64, dt))
+    assert g1.tobytes() == g2.tobytes()
+
+
+@pytest.mark.parametrize("dt, op", [(wt.float32, "add"), (wt.int16, "add"), (wt.int8, "max"),
+                                   (wt.float16, "min"), (wt.int64, "max"),
+                                   (wt.uint64, "add")], ids=str)
+@pytest.mark.parametrize("size", [6, 200_000])
+def test_scatter_runs_around_the_fold_block(dt, op, size):
+    """Targets hit 1, BLOCK - 1, BLOCK, BLOCK + 1, 2 BLOCK and 2 BLOCK + 1 times (shuffled):
+    a run longer than one invocation's BLOCK folds in segments whose partials merge in order,
+    and gives the CPU device's bytes; into 6 targets (the run heads listed first) and six
+    targets spread over 200000 (few updates per target: every position checks for a head)."""
+    from webtensor.backends.webgpu import gather as gpu_gather
+
+    block = gpu_gather.ORDERED_BLOCK
+    counts = [1, block - 1, block, block + 1, 2 * block, 2 * block + 1]
+    rng = np.random.default_rng(32)
+    targets = np.sort(rng.choice(size, len(counts), replace=False))
+    idx = rng.permutation(np.repeat(targets, counts))
+    if dt.kind == "f":
+        upd = rng.integers(-(1 << 10), 1 << 10, idx.size) / 64
+    else:
+        upd = rng.integers(-(1 << 40), 1 << 40, idx.size)
+    _both(lambda b, i, u: _reduce.scatter(op, b, 0, i, u), _data(dt, (size,), 33), idx,
+          upd, dtypes=(dt, wt.int64, dt))
+
+
+@pytest.mark.parametrize("stretches", [1, 3, 1000])
+def test_scatter_segment_list_with_few_stretches(stretches, monkeypatch):
+    """The list of segment starts built from capped stretches of sorted positions (one
+    invocation walks every stretch count): the CPU device's bytes."""
+    from webtensor.backends.webgpu import gather as gpu_gather
+
+    monkeypatch.setattr(gpu_gather, "LIST_STRETCHES", stretches)
+    monkeypatch.setattr(gpu_gather, "LIST_STRETCH", 5)
+    rng = np.random.default_rng(stretches)
+    idx = rng.integers(0, 40, 5000)
+    idx[:2000] = 7  # a run of 2000 among short ones
+    _both(lambda b, i, u: _reduce.scatter("add", b, 0, i, u), _data(wt.float16, (40,), 1),
+          idx, rng.integers(-512, 512, 5000) / 64, dtypes=(wt.float16, wt.int64, wt.float16))
+
+
+@pytest.mark.parametrize("dt", (wt.float32, wt.float16, wt.complex64), ids=str)
+def test_scatter_add_fast_precision_is_float32_in_order(dt):
+    """Fast precision folds each target's updates in C order with plain float32 additions:
+    NumPy's sequential ``add.at`` in float32 (float16 rounded once from it), bit for bit."""
+    rng = np.random.default_rng(30)
+    n, slots = 50_000, 300
+    idx = rng.integers(0, slots, n)
+    upd = rng.standard_normal(n) * np.exp2(rng.integers(-10, 10, n))
+    base = rng.standard_normal(slots)
+    if dt.kind == "c":
+        upd, base = upd + 1j * upd[::-1], base + 1j
+    wide = np.complex64 if dt.kind == "c" else np.float32
+    acc = base.astype(dt.name).astype(wide)
+    np.add.at(acc, idx, upd.astype(dt.name).astype(wide))
+    b = wt.asarray(base, dtype=dt, device=GPU)
+    i = wt.asarray(idx, device=GPU)
+    u = wt.asarray(upd, dtype=dt, device=GPU)
+    before = _routed()
+    with wt.set_precision("fast"):
+        got = _reduce.scatter("add", b, 0, i, u)
+    assert _routed() == before
+    assert got.tobytes() == acc.astype(dt.name).tobytes()
+    # exact mode is the CPU device's float64 sum rounded once, which this data tells apart from
+    # float32 sums (float16 results mostly round both to the same value)
+    exact = _reduce.scatter("add", b, 0, i, u)
+    b, i, u = (wt.asarray(a, dtype=t, device=CPU) for a, t in
+               ((base, dt), (idx, wt.int64), (upd, dt)))
+    assert exact.tobytes() == _reduce.scatter("add", b, 0, i, u).tobytes()
+    assert dt is wt.float16 or exact.tobytes() != got.tobytes()
+
+
+def test_scatter_ordered_sort_past_the_binding_limit_routes(monkeypatch):
+    """Updates whose sort buffers would not fit one binding: the CPU does the scatter."""
+    from webtensor.backends.webgpu import sort as gpu_sort
+
+    rng = np.random.default_rng(31)
+    idx, upd = rng.integers(0, 5, 3000), rng.standard_normal(3000)
+    monkeypatch.setattr(gpu_sort, "radix_fits", lambda *args: False)
+    key = ("scatter", "int64")  # routes count the first input's dtype
+    before = B.routed[key]
+    _both(lambda b, i, u: _reduce.scatter("add", b, 0, i, u), np.zeros(5), idx, upd,
+          dtypes=(wt.float32, wt.int64, wt.float32), native=False)
+    assert B.routed[key] == before + 1
 
 
 def test_scatter_add_float32_within_one_ulp_where_float64_is_inexact():

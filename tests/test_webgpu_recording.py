@@ -233,6 +233,30 @@ def test_generated_kernels_declare_what_they_bind(rec):
         assert f"fn {launch.entry}(" in launch.wgsl
 
 
+def test_radix_sort_and_ordered_scatter_obey_the_binding_rules(rec):
+    """The radix sort (long rows, 32- and 64-bit keys, descending) and scatter's sort by
+    target and segmented fold: every launch binds what its kernel declares, nothing twice."""
+    from webtensor.api import _reduce
+
+    dev, backend, driver = rec
+    for dt in (_d.float32, _d.int64, _d.float16):
+        x = _tensor(dev, dt, (2, 5000))
+        wt.argsort(x, axis=1, descending=True)
+        wt.sort(x, axis=1)
+    base = _tensor(dev, _d.float16, (7,))
+    idx = wt.zeros((40000,), dtype=_d.int64, device=dev)  # one long run: segments and merge
+    _reduce.scatter("add", base, 0, idx, _tensor(dev, _d.float16, (40000,)))
+    heads = " ".join(launch.wgsl[:300] for launch in driver.launches)  # the shaders' comments
+    for kernel in ("radix sort", "digit table", "ordered combine"):
+        assert kernel in heads, kernel
+    assert sum(backend.routed.values()) == 0
+    for launch in driver.launches:
+        assert not set(launch.inputs) & set(launch.outputs)
+        storage = re.findall(r"var<storage, (read|read_write)>", launch.wgsl)
+        assert storage.count("read") == len(launch.inputs)
+        assert storage.count("read_write") == len(launch.outputs)
+
+
 def test_the_driver_refuses_what_webgpu_refuses():
     driver = RecordingDriver()
     wgsl = "@compute @workgroup_size(1) fn main() {}"

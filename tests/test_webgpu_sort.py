@@ -2,7 +2,9 @@
 
 Skipped as a whole (reason printed) when wgpu or a WebGPU adapter is missing.
 
-What must hold for float32, int32, uint32 and bool:
+What must hold for float32, int32, uint32 and bool, with either algorithm (the ``method``
+fixture forces the radix sort or the bitonic network for every length; without it the
+``RADIX_FROM`` table picks, which the crossover property checks on both sides):
 
 * ``wt.sort`` / ``wt.argsort`` on the webgpu device give the CPU device's bytes exactly (values
   with their NaN payloads and signs of zero, int64 indices) along every axis of any view, both
@@ -96,12 +98,23 @@ def identity(t):
     return t
 
 
+NEVER = {1: (), 2: ()}
+ALWAYS = {1: ((1, 1),), 2: ((1, 1),)}
+
+
+@pytest.fixture(params=["bitonic", "radix"])
+def method(request, monkeypatch):
+    """Force one algorithm for every sort of the test."""
+    monkeypatch.setattr(gpu_sort, "RADIX_FROM", ALWAYS if request.param == "radix" else NEVER)
+    return request.param
+
+
 # -- dtypes, axes, directions --------------------------------------------------------------------
 
 @pytest.mark.parametrize("dt", NATIVE_DTYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("shape", [(1,), (7,), (5, 6), (3, 4, 9), (2, 1, 3, 5)])
-def test_every_axis_matches_cpu(dt, descending, shape):
+def test_every_axis_matches_cpu(dt, descending, shape, method):
     data = sample(dt, shape, seed=len(shape))
     for axis in [*range(len(shape)), -1]:
         check_both(identity, data, axis, descending, dt.name)
@@ -109,7 +122,7 @@ def test_every_axis_matches_cpu(dt, descending, shape):
 
 @pytest.mark.parametrize("dt", NATIVE_DTYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("n", [2, 3, 255, 1023, 1024, 1025, 2047, 2048, 2049, 5000])
-def test_row_lengths_around_the_workgroup_block(dt, n):
+def test_row_lengths_around_the_workgroup_block(dt, n, method):
     """Padding to a power of two, and the multi-dispatch network past 1024 elements."""
     data = sample(dt, (3, n), seed=n, spread=n // 3 + 2)
     check_both(identity, data, -1, n % 2 == 1, f"{dt.name} n={n}")
@@ -143,7 +156,7 @@ def test_long_row_descending_values():
 # -- special values and stability ----------------------------------------------------------------
 
 @pytest.mark.parametrize("descending", [False, True])
-def test_nan_inf_and_signed_zero_order(descending):
+def test_nan_inf_and_signed_zero_order(descending, method):
     """NaN last (first when descending) in original order; -0.0/+0.0 tie; payloads kept."""
     data = np.tile(SPECIAL_F32, 3)
     np.random.default_rng(1).shuffle(data)
@@ -160,7 +173,7 @@ def test_nan_inf_and_signed_zero_order(descending):
 
 
 @pytest.mark.parametrize("dt", NATIVE_DTYPES, ids=lambda d: d.name)
-def test_ties_keep_original_order(dt):
+def test_ties_keep_original_order(dt, method):
     data = sample(dt, (3000,), seed=11, spread=2)
     for descending in (False, True):
         order = np.asarray(wt.argsort(wt.asarray(data, device=GPU), descending=descending))
@@ -172,7 +185,7 @@ def test_ties_keep_original_order(dt):
             assert a != b or order[i] < order[i + 1], f"equal elements changed order at {i}"
 
 
-def test_integer_extremes():
+def test_integer_extremes(method):
     for dt in (wt.int32, wt.uint32):
         info = np.iinfo(NP[dt])
         data = np.array([info.max, info.min, 0, info.max, 1, info.min + 1, info.max - 1],
@@ -194,19 +207,19 @@ VIEWS = {
 
 @pytest.mark.parametrize("view", VIEWS, ids=str)
 @pytest.mark.parametrize("dt", NATIVE_DTYPES, ids=lambda d: d.name)
-def test_non_contiguous_views(view, dt):
+def test_non_contiguous_views(view, dt, method):
     data = sample(dt, (4, 6, 9), seed=5)
     for axis in (0, 1, 2):
         check_both(VIEWS[view], data, axis, axis == 1, f"{view} {dt.name}")
 
 
 @pytest.mark.parametrize("shape,axis", [((0,), 0), ((3, 0), 1), ((3, 0), 0), ((0, 4), 1)])
-def test_empty(shape, axis):
+def test_empty(shape, axis, method):
     for dt in NATIVE_DTYPES:
         check_both(identity, sample(dt, shape), axis, False, f"{dt.name} empty")
 
 
-def test_axis_none_flattens():
+def test_axis_none_flattens(method):
     data = sample(wt.float32, (5, 7), seed=9)
     check_both(identity, data, None, True, "axis=None")
 
@@ -247,6 +260,76 @@ def test_pair_buffer_too_big_routes(monkeypatch):
     got = wt.argsort(wt.asarray(data, device=GPU))
     assert_same(got, wt.argsort(wt.asarray(data, device=CPU)), "routed")
     assert B.routed[("argsort", "int32")] == before + 1
+
+
+def test_radix_buffers_too_big_route(monkeypatch):
+    """The radix sort's pair buffers past the binding limit: the call routes, still correct."""
+    data = sample(wt.float32, (2, 4096), seed=6)
+    assert gpu_sort.use_radix("f32", 4096, data.size)
+    monkeypatch.setattr(B, "max_binding", gpu_sort.binding_bytes(wt.asarray(data), 1) - 4)
+    before = B.routed[("sort", "float32")]
+    got = wt.sort(wt.asarray(data, device=GPU), descending=True)
+    assert_same(got, wt.sort(wt.asarray(data, device=CPU), descending=True), "routed")
+    assert B.routed[("sort", "float32")] == before + 1
+
+
+@pytest.mark.parametrize("segments", [1, 3, 1000])
+def test_radix_digit_table_scan_segments(segments, monkeypatch):
+    """The digit table's scan with its segments capped (one invocation walks all segment
+    sums; longer tables take longer segments): same bytes as the CPU."""
+    monkeypatch.setattr(gpu_sort, "SCAN_SEGMENTS", segments)
+    monkeypatch.setattr(gpu_sort, "SCAN_SEGMENT", 7)
+    check_both(identity, sample(wt.int32, (5, 3000), seed=segments, spread=500), -1, False,
+               f"{segments} segments")
+
+
+# -- the crossover between the two algorithms ----------------------------------------------------
+
+@st.composite
+def crossover_cases(draw):
+    """(rows, n) just below, at and above one of RADIX_FROM's thresholds for one-word keys."""
+    total, m = draw(st.sampled_from(gpu_sort.RADIX_FROM[1]))
+    n = m + draw(st.sampled_from([-1, 0, 1]))
+    rows = max(1, -(-total // n) + draw(st.sampled_from([-1, 0])))
+    dt = draw(st.sampled_from(NATIVE_DTYPES))
+    spread = draw(st.sampled_from([1, 3, 100, 100000]))
+    return dt, rows, n, draw(st.booleans()), draw(st.integers(0, 99)), spread
+
+
+@settings(max_examples=30, deadline=None)
+@given(crossover_cases())
+def test_property_crossover_lengths(case):
+    """Both sides of every threshold: duplicates, NaNs, both zeros, every 32-bit dtype and
+    bool, both directions; the CPU device's bytes (stable argsort included), and the algorithm
+    the table names ran."""
+    dt, rows, n, descending, seed, spread = case
+    calls = []
+    real = gpu_sort.radix_pairs
+
+    def spy(*args, **kwargs):
+        calls.append(args[6])  # the row length
+        return real(*args, **kwargs)
+
+    gpu_sort.radix_pairs = spy
+    try:
+        check_both(identity, sample(dt, (rows, n), seed=seed, spread=spread), -1, descending,
+                   f"{dt.name} {rows} rows of {n}")
+    finally:
+        gpu_sort.radix_pairs = real
+    radix = any(rows * n >= t and n >= m for t, m in gpu_sort.RADIX_FROM[1])
+    assert calls == ([n, n] if radix else [])
+
+
+def test_one_row_of_two_to_the_twenty_descending():
+    """The radix sort's long row, descending: NaNs first, every tie in its original order
+    (NumPy's stable argsort of the negated values is the oracle)."""
+    rng = np.random.default_rng(21)
+    data = rng.integers(-3000, 3000, 1 << 20).astype(np.float32)
+    data[rng.integers(0, data.size, 300)] = np.nan
+    data[rng.integers(0, data.size, 300)] = -0.0
+    got = np.asarray(wt.argsort(wt.asarray(data, device=GPU), descending=True).to_device(CPU))
+    key = np.where(np.isnan(data), -np.inf, -data)  # NaN above everything, so first here
+    np.testing.assert_array_equal(got, np.argsort(key, kind="stable"))
 
 
 # -- functions built on sorting ------------------------------------------------------------------
@@ -300,7 +383,7 @@ def sort_cases(draw):
     return dt, shape, axis, transpose, step, draw(st.booleans()), draw(st.integers(0, 99)), spread
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 @given(sort_cases())
 def test_property_matches_cpu(case):
     dt, shape, axis, transpose, step, descending, seed, spread = case

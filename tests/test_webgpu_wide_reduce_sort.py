@@ -161,6 +161,16 @@ def check(fn, data, dt, view=None, context="", nan_sign_free=False) -> None:
 SORTS = {"sort": wt.sort, "argsort": wt.argsort}
 
 
+@pytest.fixture(params=["bitonic", "radix"])
+def method(request, monkeypatch):
+    """Force one algorithm for every sort of the test (radix: the narrow keys of 8, 16 and 19
+    bits and the 64-bit keys' per-word digits at every row length)."""
+    always = {1: ((1, 1),), 2: ((1, 1),)}
+    monkeypatch.setattr(gpu_sort, "RADIX_FROM",
+                        always if request.param == "radix" else {1: (), 2: ()})
+    return request.param
+
+
 def check_sorts(data, dt, axis, descending, view=None, context="") -> None:
     for name, fn in SORTS.items():
         check(lambda t, fn=fn: fn(t, axis=axis, descending=descending), data, dt, view,
@@ -170,7 +180,7 @@ def check_sorts(data, dt, axis, descending, view=None, context="") -> None:
 @pytest.mark.parametrize("dt", DTYPES, ids=str)
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("shape", [(1,), (9,), (40,), (3, 5, 7)])
-def test_sort_every_axis(dt, descending, shape):
+def test_sort_every_axis(dt, descending, shape, method):
     data = sample(dt, shape, seed=len(shape) + shape[-1])
     for axis in range(len(shape)):
         check_sorts(data, dt, axis, descending)
@@ -179,26 +189,40 @@ def test_sort_every_axis(dt, descending, shape):
 @pytest.mark.parametrize("dt", [wt.int8, wt.uint16, wt.float16, wt.bfloat16, wt.int64,
                                 wt.uint64], ids=str)
 @pytest.mark.parametrize("n", [1023, 1025, 2049])
-def test_sort_rows_past_the_workgroup_block(dt, n):
+def test_sort_rows_past_the_workgroup_block(dt, n, method):
     """The global network steps (sort_step.wgsl) and merges, with 64-bit keys too."""
     data = sample(dt, (2, n), seed=n, spread=n // 4)
     check_sorts(data, dt, -1, n % 2 == 1, context=f"n={n}")
 
 
-def test_sort_long_int64_row_against_numpy():
-    """5000 int64 values whose order often hangs on the low word alone: NumPy's stable
-    argsort is the oracle."""
+@pytest.mark.parametrize("n", [5000, 20000])
+def test_sort_long_int64_row_against_numpy(n):
+    """int64 values whose order often hangs on the low word alone (20000: the radix sort's
+    eight digits): NumPy's stable argsort is the oracle, both directions."""
     rng = np.random.default_rng(64)
-    data = (rng.integers(-3, 3, 5000) << 32) + rng.integers(0, 2**32, 5000) * (
-        rng.random(5000) < 0.7)
-    got = wt.argsort(wt.asarray(data, dtype=wt.int64, device=GPU))
-    np.testing.assert_array_equal(np.asarray(got.to_device(CPU)),
-                                  np.argsort(data, kind="stable"))
+    data = (rng.integers(-3, 3, n) << 32) + rng.integers(0, 2**32, n) * (rng.random(n) < 0.7)
+    for descending in (False, True):
+        got = wt.argsort(wt.asarray(data, dtype=wt.int64, device=GPU), descending=descending)
+        want = np.argsort(-data if descending else data, kind="stable")  # no int64 min here
+        np.testing.assert_array_equal(np.asarray(got.to_device(CPU)), want)
+
+
+@pytest.mark.parametrize("dt", [wt.int8, wt.uint16, wt.float16, wt.bfloat16, wt.uint64],
+                         ids=str)
+def test_sort_long_rows_by_radix(dt, monkeypatch):
+    """Rows long enough for the radix sort by default, ties and specials everywhere."""
+    calls = []
+    real = gpu_sort.radix_pairs
+    monkeypatch.setattr(gpu_sort, "radix_pairs", lambda *a, **k: calls.append(1) or real(*a, **k))
+    data = sample(dt, (2, 9000), seed=9, spread=300)
+    for descending in (False, True):
+        check_sorts(data, dt, -1, descending, context="radix by default")
+    assert len(calls) == 4
 
 
 @pytest.mark.parametrize("dt", FLOATS, ids=str)
 @pytest.mark.parametrize("descending", [False, True])
-def test_sort_float_specials_keep_their_bits(dt, descending):
+def test_sort_float_specials_keep_their_bits(dt, descending, method):
     """NaN payloads and signs, -0.0/+0.0 ties: the CPU's bytes exactly, NaNs at the end."""
     data = np.tile(_bits_pool(dt), 3)
     np.random.default_rng(2).shuffle(data)
@@ -219,7 +243,7 @@ VIEWS = {
 
 @pytest.mark.parametrize("view", VIEWS, ids=str)
 @pytest.mark.parametrize("dt", DTYPES, ids=str)
-def test_sort_views(view, dt):
+def test_sort_views(view, dt, method):
     data = sample(dt, (4, 6, 9), seed=5)
     for axis in (0, 2):
         check_sorts(data, dt, axis, axis == 2, VIEWS[view], view)
@@ -250,13 +274,19 @@ def test_sort_pair_buffer_limit_counts_64_bit_keys(monkeypatch):
 
 @PROPERTY
 @given(st.sampled_from(DTYPES), st.lists(st.integers(1, 9), min_size=1, max_size=3),
-       st.booleans(), st.integers(0, 99), st.sampled_from([1, -1, 2]))
-def test_sort_property(dt, shape, descending, seed, step):
+       st.booleans(), st.integers(0, 99), st.sampled_from([1, -1, 2]),
+       st.sampled_from(["bitonic", "radix"]))
+def test_sort_property(dt, shape, descending, seed, step, algorithm):
     data = sample(dt, tuple(shape), seed=seed, spread=seed % 7 + 1)
     def view(t):
         return t[(slice(None, None, step),) * t.ndim]
 
-    check_sorts(data, dt, seed % len(shape), descending, view)
+    saved = gpu_sort.RADIX_FROM
+    gpu_sort.RADIX_FROM = {1: ((1, 1),), 2: ((1, 1),)} if algorithm == "radix" else {1: (), 2: ()}
+    try:
+        check_sorts(data, dt, seed % len(shape), descending, view)
+    finally:
+        gpu_sort.RADIX_FROM = saved
 
 
 # -- reductions ------------------------------------------------------------------------------------

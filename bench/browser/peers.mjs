@@ -1,6 +1,6 @@
 // webtensor, TensorFlow.js and jax-js on the same WebGPU device, in one page and one run.
 //
-// Every library runs the same three workloads; each timing enqueues the work `reps` times and
+// Every library runs the same workloads; each timing enqueues the work `reps` times and
 // then waits for one element of the last result, so it measures GPU throughput plus the
 // library's own per-op overhead, not readback of big results.  The runner (run_peers.mjs)
 // collects `globalThis.benchResult`.
@@ -13,6 +13,8 @@ const log = (s) => { document.getElementById("log").textContent += s + "\n"; };
 const MATMUL_SIZES = [256, 512, 1024];
 const CHAIN_SIZE = 1 << 20;
 const SUM_SIZE = 1 << 24;
+const SORT_SIZE = 1 << 20;
+const SCATTER = { n: 1 << 20, m: 1 << 10 };  // updates, targets
 const BUDGET_MS = 1500;   // per measurement, after one warm-up run
 const MAX_REPS = 20;
 
@@ -34,7 +36,17 @@ const WORKLOADS = [
   { name: "sum 16M, fast", kind: "sum_fast", n: SUM_SIZE, bytes: 4 * SUM_SIZE },
   { name: "MLP train step jit", kind: "mlp", n: MLP.batch, flop: MLP_FLOP },
   { name: "MLP train step jit, fast", kind: "mlp_fast", n: MLP.batch, flop: MLP_FLOP },
+  // ascending float32 sort (TF.js: top-k of the negated values, k = n; it has no sort)
+  { name: "sort 1M", kind: "sort", n: SORT_SIZE, bytes: 2 * 4 * SORT_SIZE },
+  // 1M float32 updates added into 1K targets at the page's random indices (TF.js: scatterND,
+  // jax-js: the gradient of a take, its only scatter-add)
+  { name: "scatter-add 1M", kind: "scatter", n: SCATTER.n, m: SCATTER.m, bytes: 12 * SCATTER.n },
 ];
+
+// Indices in [0, m) from the same generator: floor(m * u).
+function randomIndices(n, m, seed) {
+  return Int32Array.from(randomFloats(n, seed), (u) => Math.floor(u * m));
+}
 
 function randomFloats(n, seed) {
   const out = new Float32Array(n);
@@ -73,7 +85,8 @@ const libraries = {
       if (["chain_jit", "chain_jit_fast", "mlp", "mlp_fast"].includes(w.kind)) return null;  // no jit
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const a = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 1), shape);
-      const b = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 2), shape);
+      const b = w.kind === "scatter" ? tf.tensor(randomIndices(w.n, w.m, 3), [w.n, 1], "int32")
+        : tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 2), shape);
       const chain = () => tf.tidy(() => {  // functional API: chained methods need an import
         let y = tf.sin(tf.add(tf.mul(a, 1.5), 0.5));
         y = tf.mul(y, y);
@@ -81,6 +94,8 @@ const libraries = {
       });
       const step = {
         matmul: () => tf.matMul(a, b),
+        sort: () => tf.tidy(() => tf.neg(tf.topk(tf.neg(a), w.n).values)),
+        scatter: () => tf.scatterND(b, a, [w.m]),
         chain,
         chain_fast: chain,  // (TF.js has one precision)
         sum: () => tf.sum(a),
@@ -110,6 +125,8 @@ const libraries = {
       return np.exp(np.sqrt(np.abs(y.sub(0.25))));
     };
     const chain = jax.jit(chainEager);
+    // scatter-add: the gradient of sum(take(x, i) * u) with respect to x adds u at i
+    const scatterAdd = jax.jit((x, u, i) => jax.grad((x, u, i) => np.take(x, i).mul(u).sum())(x, u, i));
     const loss = (params, x, y) => {
       const [w1, b1, w2, b2] = params;
       const h = jax.nn.relu(np.matmul(x, w1).add(b1));
@@ -144,9 +161,13 @@ const libraries = {
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const size = w.n * (w.kind === "matmul" ? w.n : 1);
       const a = np.array(randomFloats(size, 1)).reshape(shape);
-      const b = np.array(randomFloats(size, 2)).reshape(shape);
+      const b = w.kind === "scatter" ? np.array(randomIndices(w.n, w.m, 3), { dtype: np.int32 })
+        : np.array(randomFloats(size, 2)).reshape(shape);
+      const zeros = np.zeros([w.m ?? 1]);
       const step = {
         matmul: () => np.matmul(a.ref, b.ref),
+        sort: () => np.sort(a.ref),
+        scatter: () => scatterAdd(zeros.ref, a.ref, b.ref),
         chain: () => chainEager(a.ref),
         chain_fast: () => chainEager(a.ref),
         chain_jit: () => chain(a.ref),
@@ -161,6 +182,7 @@ const libraries = {
       const ms = await timeJs(step, finish, (r) => r.dispose(), (r) => r.blockUntilReady());
       a.dispose();
       b.dispose();
+      zeros.dispose();
       return ms;
     };
   },
@@ -172,6 +194,7 @@ const libraries = {
     await py.runPythonAsync(`
 import time
 import webtensor as wt
+import webtensor.tf
 
 BUDGET_S, MAX_REPS = ${BUDGET_MS / 1000}, ${MAX_REPS}
 
@@ -212,7 +235,7 @@ def _mlp_setup(batch, sizes):
     y = wt.nn.one_hot(wt.arange(batch) % n2, n2)
     return [params], x, y
 
-async def wt_bench(kind, n):
+async def wt_bench(kind, n, m=0):
     if kind in ("mlp", "mlp_fast"):
         state, x, y = _mlp_setup(n, ${JSON.stringify(MLP.sizes)})
         def step():
@@ -222,7 +245,10 @@ async def wt_bench(kind, n):
         return await _time(step)
     shape = (n, n) if kind == "matmul" else (n,)
     size = n * n if kind == "matmul" else n
-    if size <= 1 << 20:
+    if kind == "scatter":
+        a = wt.asarray(_host_floats(n, 1), dtype=wt.float32)
+        b = wt.asarray([int(u * m) for u in _host_floats(n, 3)], dtype=wt.int32).reshape(n, 1)
+    elif size <= 1 << 20:
         a = wt.asarray(_host_floats(size, 1), dtype=wt.float32).reshape(shape)
         b = wt.asarray(_host_floats(size, 2), dtype=wt.float32).reshape(shape)
     else:  # 16M Python floats would take minutes to build in WebAssembly; values don't matter
@@ -241,6 +267,10 @@ async def wt_bench(kind, n):
         if kind == "chain_jit_fast":
             with wt.set_precision("fast"):
                 return _chain_jit(a)
+        if kind == "sort":
+            return wt.sort(a)
+        if kind == "scatter":
+            return wt.tf.scatter_nd(b, a, (m,))
         with wt.set_precision("fast" if kind == "sum_fast" else "exact"):
             return wt.sum(a)
     return await _time(step)
@@ -258,7 +288,7 @@ async def _time(step):
     return {"ms": (time.perf_counter() - t0) / reps * 1000, "value": value}
 `);
     const bench = py.globals.get("wt_bench");
-    return async (w) => (await bench(w.kind, w.n)).toJs({ dict_converter: Object.fromEntries });
+    return async (w) => (await bench(w.kind, w.n, w.m ?? 0)).toJs({ dict_converter: Object.fromEntries });
   },
 };
 

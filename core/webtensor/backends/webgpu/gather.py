@@ -19,25 +19,39 @@ does a racy read-modify-write:
   and 64-bit dtypes) follows the CPU's order literally.  The CPU starts each touched target
   from its current value, folds the target's updates in C order (float adds in float64 or
   complex128) and rounds once.  A first pass writes each update's target (buffer element of
-  ``out``); the backend's stable argsort groups them into runs in C order; then the head of
-  each run folds it sequentially (``shaders/scatter_ordered.wgsl``).  Float sums use the
+  ``out``); the radix sort of ``sort.py`` orders the (target, update index) pairs by target on
+  the target's significant bits only (1M updates into 1K targets: two 5-bit digits), stably,
+  so each target's updates form one run in C order: O(n) passes, no comparison sort.  Then
+  one invocation per run folds it sequentially (``shaders/scatter_ordered.wgsl``): where runs
+  are long on average (``LIST_FROM`` updates per target of ``out``), the run heads are first
+  listed densely (a count, scan and placement pass) so that neighbouring SIMD lanes fold
+  neighbouring runs rather than idle beside one head; else the invocation at each sorted
+  position folds if it is a run's head.  A run longer than ``ORDERED_BLOCK`` (16384) updates
+  folds in segments ending at multiples of it, one invocation each, whose partial
+  accumulators a second pass merges in order (lavapipe stops an invocation after 65535 loop
+  iterations in all; a real GPU would stall on one long serial loop too).  Float sums use the
   reductions' triple-float accumulator (``shaders/reduce_lib.wgsl``, about 72 bits): it equals
   float64's left-to-right sum rounded once whenever that float64 sum is exact (every partial
-  sum fits 53 bits, e.g. values within 2**29 of each other's scale).  Where float64 rounds,
-  the result is within 1 ULP of the CPU's as long as float64's accumulated error stays well
-  below half a float32 step of the result (always for same-sign updates: relative error
-  <= n * 2**-53); both round a near-exact sum to nearest.  Under cancellation beyond 53 bits
-  the GPU keeps bits the CPU loses ([1e20, 1, -1e20] sums to 1 here, to 0 on the CPU).
-  float16 rounds once from the sum, bfloat16 through float32, as the CPU does.
+  sum fits 53 bits, e.g. values within 2**29 of each other's scale), segmented or not.  Where
+  float64 rounds, the result is within 1 ULP of the CPU's as long as float64's accumulated
+  error stays well below half a float32 step of the result (always for same-sign updates:
+  relative error <= n * 2**-53); both round a near-exact sum to nearest.  Under cancellation
+  beyond 53 bits the GPU keeps bits the CPU loses ([1e20, 1, -1e20] sums to 1 here, to 0 on
+  the CPU).  float16 rounds once from the sum, bfloat16 through float32, as the CPU does.
+  Fast precision (``wt.set_precision("fast")``): float sums are plain float32 additions in the
+  same order (float16/bfloat16 rounded once from the float32 sum; a long run's segment sums
+  added in order), still deterministic, no longer the CPU's bits.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from string import Template
 
 from ... import dtypes as _d
 from ... import ops as _ops
+from ... import precision as _precision
 from ...tensor import Tensor
 from . import kernels
 from .kernels import STORAGE_OF, Kernel, Params
@@ -219,51 +233,94 @@ _INT64_MINMAX = {("i64", "max"): "max_i64", ("i64", "min"): "min_i64",
                  ("u64", "max"): "max_u64", ("u64", "min"): "min_u64"}
 
 
-def _fold(storage: str, op: str) -> tuple[list[str], list[str], str]:
-    """(init lines, fold lines, result expression) of ``op`` on ``storage``."""
+# Fast precision: float sums in plain float32 additions, in the same order (no extended
+# accumulator; float16/bfloat16 round once from the float32 sum).
+_FAST_SUM = {
+    "f32": ("f32", "var acc = bitcast<f32>(cur);", "acc = acc + bitcast<f32>(u);",
+            "bitcast<u32>(acc)"),
+    "c64": ("vec2<f32>", "var acc = bitcast<vec2<f32>>(cur);",
+            "acc = acc + bitcast<vec2<f32>>(u);", "bitcast<vec2<u32>>(acc)"),
+}
+
+
+@dataclass(frozen=True)
+class Fold:
+    """How a run folds for one storage and op: ``accs`` the accumulator variables (name, WGSL
+    type), ``init`` them from ``cur`` (a target's or first update's bits), ``fold`` in update
+    ``u``, ``merge`` a later segment's partial (``p_<name>``), and the result's bits."""
+
+    accs: tuple[tuple[str, str], ...]
+    init: tuple[str, ...]
+    fold: tuple[str, ...]
+    merge: tuple[str, ...]
+    result: str
+
+
+def _one(acc_type: str, init: str, fold: str, merge: str, result: str) -> Fold:
+    return Fold((("acc", acc_type),), (init,), (fold,), (merge,), result)
+
+
+def fold_of(storage: str, op: str, fast: bool = False) -> Fold:
+    """The ``Fold`` of ``op`` on ``storage`` (fast: float sums in float32)."""
+    if fast and op == "add" and storage in _FAST_SUM:
+        t, init, fold, result = _FAST_SUM[storage]
+        return _one(t, init, fold, "acc = acc + p_acc;", result)
     if storage in ("u8", "u16", "i8", "i16"):
         bits = 8 if storage.endswith("8") else 16
         mask = _MASK[bits // 8]
         if op == "add":  # wraps: the low bits of the u32 sum
-            return ["var acc = cur;"], ["acc = acc + u;"], f"acc & {mask}"
-        dec = _signed(bits) if storage[0] == "i" else "{}"
-        enc = "bitcast<u32>(acc)" if storage[0] == "i" else "acc"
-        return ([f"var acc = {dec.format('cur')};"], [f"acc = {op}(acc, {dec.format('u')});"],
-                f"{enc} & {mask}")
+            return _one("u32", "var acc = cur;", "acc = acc + u;", "acc = acc + p_acc;",
+                        f"acc & {mask}")
+        signed = storage[0] == "i"
+        dec = _signed(bits) if signed else "{}"
+        enc = "bitcast<u32>(acc)" if signed else "acc"
+        return _one("i32" if signed else "u32", f"var acc = {dec.format('cur')};",
+                    f"acc = {op}(acc, {dec.format('u')});", f"acc = {op}(acc, p_acc);",
+                    f"{enc} & {mask}")
     if storage in ("i64", "u64"):
         fn = "add_u64" if op == "add" else _INT64_MINMAX[(storage, op)]
-        return ["var acc = cur;"], [f"acc = {fn}(acc, u);"], "acc"
+        return _one("vec2<u32>", "var acc = cur;", f"acc = {fn}(acc, u);",
+                    f"acc = {fn}(acc, p_acc);", "acc")
     if storage == "f32":
-        return (["var acc = vec4<u32>(cur, 0u, 0u, 0u);"],
-                ["acc = fsum_add(acc, bitcast<f32>(u));"], "fsum_out(acc)")
+        return _one("vec4<u32>", "var acc = vec4<u32>(cur, 0u, 0u, 0u);",
+                    "acc = fsum_add(acc, bitcast<f32>(u));", "acc = fsum_merge(acc, p_acc);",
+                    "fsum_out(acc)")
     if storage == "c64":  # two float32 sums, as complex128 adds the parts independently
-        return (["var re = vec4<u32>(cur.x, 0u, 0u, 0u);",
-                 "var im = vec4<u32>(cur.y, 0u, 0u, 0u);"],
-                ["re = fsum_add(re, bitcast<f32>(u.x));", "im = fsum_add(im, bitcast<f32>(u.y));"],
-                "vec2<u32>(fsum_out(re), fsum_out(im))")
+        return Fold((("re", "vec4<u32>"), ("im", "vec4<u32>")),
+                    ("var re = vec4<u32>(cur.x, 0u, 0u, 0u);",
+                     "var im = vec4<u32>(cur.y, 0u, 0u, 0u);"),
+                    ("re = fsum_add(re, bitcast<f32>(u.x));",
+                     "im = fsum_add(im, bitcast<f32>(u.y));"),
+                    ("re = fsum_merge(re, p_re);", "im = fsum_merge(im, p_im);"),
+                    "vec2<u32>(fsum_out(re), fsum_out(im))")
     dec, enc, nan, bf16 = _HALF[storage]
+    if op == "add" and fast:
+        return _one("f32", f"var acc = {dec.format('cur')};", f"acc = acc + {dec.format('u')};",
+                    "acc = acc + p_acc;", enc.format("acc"))
     if op == "add":
-        return ([f"var acc = vec4<u32>(bitcast<u32>({dec.format('cur')}), 0u, 0u, 0u);"],
-                [f"acc = fsum_add(acc, {dec.format('u')});"], f"fsum_out16(acc, {bf16})")
+        return _one("vec4<u32>", f"var acc = vec4<u32>(bitcast<u32>({dec.format('cur')}), 0u, "
+                    "0u, 0u);", f"acc = fsum_add(acc, {dec.format('u')});",
+                    "acc = fsum_merge(acc, p_acc);", f"fsum_out16(acc, {bf16})")
     # max/min on the float32 value's order key; NaN takes the winning key, gives the CPU's NaN
     key = f"select(f32_key({{0}}), {NAN_KEY[op]}, is_nan_f32({{0}}))"
-    return ([f"let c = {dec.format('cur')};", f"var acc = {key.format('c')};"],
-            [f"let v = {dec.format('u')};", f"acc = {op}(acc, {key.format('v')});"],
-            f"select({enc.format('f32_from_key(acc)')}, {nan}, acc == {NAN_KEY[op]})")
+    return Fold((("acc", "i32"),), (f"let c = {dec.format('cur')};", f"var acc = {key.format('c')};"),
+                (f"let v = {dec.format('u')};", f"acc = {op}(acc, {key.format('v')});"),
+                (f"acc = {op}(acc, p_acc);",),
+                f"select({enc.format('f32_from_key(acc)')}, {nan}, acc == {NAN_KEY[op]})")
 
 
 def _access(itemsize: int) -> str:
     """load_out / load_update / store_out for ``itemsize``-byte elements."""
     if itemsize == 4:
         return ("fn load_out(e: u32) -> u32 {\n    return atomicLoad(&out0[e]);\n}\n\n"
-                "fn load_update(s: u32) -> u32 {\n    return in2[s];\n}\n\n"
+                "fn load_update(s: u32) -> u32 {\n    return in1[s];\n}\n\n"
                 "fn store_out(e: u32, old: u32, v: u32) {\n    atomicStore(&out0[e], v);\n}")
     if itemsize == 8:
         return ("fn load_out(e: u32) -> vec2<u32> {\n"
                 "    return vec2<u32>(atomicLoad(&out0[2u * e]), atomicLoad(&out0[2u * e + 1u]));"
                 "\n}\n\n"
                 "fn load_update(s: u32) -> vec2<u32> {\n"
-                "    return vec2<u32>(in2[2u * s], in2[2u * s + 1u]);\n}\n\n"
+                "    return vec2<u32>(in1[2u * s], in1[2u * s + 1u]);\n}\n\n"
                 "fn store_out(e: u32, old: vec2<u32>, v: vec2<u32>) {\n"
                 "    atomicStore(&out0[2u * e], v.x);\n"
                 "    atomicStore(&out0[2u * e + 1u], v.y);\n}")
@@ -272,7 +329,7 @@ def _access(itemsize: int) -> str:
     return (f"fn load_out(e: u32) -> u32 {{\n"
             f"    return (atomicLoad(&out0[e / {per}u]) >> {lane}) & {mask};\n}}\n\n"
             f"fn load_update(e: u32) -> u32 {{\n"
-            f"    return (in2[e / {per}u] >> {lane}) & {mask};\n}}\n\n"
+            f"    return (in1[e / {per}u] >> {lane}) & {mask};\n}}\n\n"
             "// Only this invocation writes this lane: xor flips exactly the bits that change.\n"
             f"fn store_out(e: u32, old: u32, v: u32) {{\n"
             f"    atomicXor(&out0[e / {per}u], ((old ^ v) & {mask}) << {lane});\n}}")
@@ -283,18 +340,176 @@ _STORAGE_OF = {dt: s for dt, s in STORAGE_OF.items()
                if dt not in (_d.bool, _d.int32, _d.uint32)}
 
 
+ORDERED_BLOCK = 16384  # updates one invocation folds at most (lavapipe's loop limit: 65535)
+LIST_STRETCH = 256  # sorted positions one invocation checks for segment starts (at least)
+LIST_STRETCHES = 16384  # at most (one invocation walks their counts)
+LIST_FROM = 16  # updates per target of out from which the segment starts are listed first
+_WORDS = {"u32": 1, "i32": 1, "f32": 1, "vec2<u32>": 2, "vec2<f32>": 2, "vec4<u32>": 4}
+
+
+def _save(fold: Fold) -> list[str]:
+    """Store the accumulators into the partial slot at word ``base`` of out1."""
+    lines, at = [], 0
+    for name, t in fold.accs:
+        words = _WORDS[t]
+        bits = f"bitcast<{'u32' if words == 1 else f'vec{words}<u32>'}>({name})"
+        lines.append(f"let w_{name} = {bits};")
+        for k in range(words):
+            part = f"w_{name}" if words == 1 else f"w_{name}[{k}]"
+            lines.append(f"out1[base + {at + k}u] = {part};")
+        at += words
+    return lines
+
+
+def _load(fold: Fold, prefix: str, decl: str) -> list[str]:
+    """Read the partial slot at word ``base`` of in1 into ``{prefix}{name}`` variables."""
+    lines, at = [], 0
+    for name, t in fold.accs:
+        words = _WORDS[t]
+        parts = ", ".join(f"in1[base + {at + k}u]" for k in range(words))
+        raw = parts if words == 1 else f"vec{words}<u32>({parts})"
+        lines.append(f"{decl} {prefix}{name} = bitcast<{t}>({raw});")
+        at += words
+    return lines
+
+
+_LIST_BODY = {
+    "count": """\
+let stop = min(n, (t + 1u) * prm(6u));
+var c = 0u;
+for (var k = t * prm(6u); k < stop; k = k + 1u) {
+    if (segment_start(k)) {
+        c = c + 1u;
+    }
+}
+out0[t] = c;""",
+    "carry": """\
+var acc = 0u;
+for (var g = 0u; g < prm(7u); g = g + 1u) {
+    let v = out0[g];
+    out0[g] = acc;
+    acc = acc + v;
+}""",
+    "place": """\
+let stop = min(n, (t + 1u) * prm(6u));
+var at = in1[t];
+for (var k = t * prm(6u); k < stop; k = k + 1u) {
+    if (segment_start(k)) {
+        out0[at] = k;
+        at = at + 1u;
+    }
+}
+if (t + 1u == prm(7u)) {
+    out0[n] = at;
+}""",
+}
+
+# Which segment an invocation folds: the t-th listed start, or position t if it starts one.
+_FOLD_AT = {"fold_listed": """\
+if (t >= in2[n]) {
+    return;
+}
+let k = in2[t];""", "fold": """\
+let k = t;
+if (!segment_start(k)) {
+    return;
+}"""}
+
+_FOLD_BODY = Template("""\
+${at}
+let e = target_at(k);
+let head = k == 0u || target_at(k - 1u) != e;
+let old = load_out(e);
+var cur = old;
+var j = k;
+if (!head) {
+    cur = load_update(update_offset() + update_at(k));
+    j = k + 1u;
+}
+${init}
+// a long run's segments end at multiples of BLOCK; a short run is folded whole
+let long_run = !head || is_long(k, e);
+let stop = select(n, min(n, (k / BLOCK + 1u) * BLOCK), long_run);
+loop {
+    if (j >= stop || target_at(j) != e) {
+        break;
+    }
+    let u = load_update(update_offset() + update_at(j));
+${fold}
+    j = j + 1u;
+}
+if (!long_run) {
+    store_out(e, old, ${result});
+    return;
+}
+let base = 8u * (2u * (k / BLOCK) + select(1u, 0u, head));
+${save}""")
+
+_MERGE_BODY = Template("""\
+// window t's last position lies in the run of any long run whose head is in window t
+let last = min(n, (t + 1u) * BLOCK) - 1u;
+let e = target_at(last);
+let h = run_start(last, e);
+if (h < t * BLOCK || !is_long(h, e)) {
+    return;
+}
+var base = 16u * t;
+${load}
+var s = (t + 1u) * BLOCK;
+loop {
+    if (s >= n || target_at(s) != e) {
+        break;
+    }
+    base = 8u * (2u * (s / BLOCK) + 1u);
+${load_p}
+${merge}
+    s = s + BLOCK;
+}
+store_out(e, load_out(e), ${result});""")
+
+
+def _block(lines, depth: int = 1) -> str:
+    return "\n".join("    " * depth + line for line in lines)
+
+
+# the segment-start list's passes: (inputs, outputs) after the pairs
+_LIST_BINDINGS = {"count": ([], ["u32"]), "carry": ([], ["u32"]), "place": (["u32"], ["u32"])}
+
+
+@lru_cache(maxsize=8)
+def segment_list_kernel(mode: str, slots: int) -> Kernel:
+    """The passes listing the ordered combine's segment starts (shaders/scatter_ordered.wgsl)."""
+    inputs, outputs = _LIST_BINDINGS[mode]
+    return _render("scatter_ordered", ["u32", *inputs], outputs, slots, what="", mode=mode,
+                   block=ORDERED_BLOCK, access="", body=_block(_LIST_BODY[mode].splitlines()))
+
+
 @lru_cache(maxsize=64)
-def scatter_ordered_kernel(storage: str, itemsize: int, op: str, slots: int) -> Kernel:
-    init, fold, result = _fold(storage, op)
+def scatter_ordered_kernel(mode: str, storage: str, itemsize: int, op: str, fast: bool,
+                           slots: int) -> Kernel:
+    """The ordered combine's ``mode`` "fold" or "merge" (shaders/scatter_ordered.wgsl)."""
+    fold = fold_of(storage, op, fast)
+    inputs = ["u32", "u32"]
+    if mode in _FOLD_AT:
+        body = _FOLD_BODY.substitute(at=_FOLD_AT[mode], init=_block(fold.init, 0),
+                                     fold=_block(fold.fold), result=fold.result,
+                                     save=_block(_save(fold), 0))
+        inputs += ["u32"] * (mode == "fold_listed")
+        outputs = ["atomic<u32>", "u32"]
+    else:
+        body = _MERGE_BODY.substitute(load=_block(_load(fold, "", "var"), 0),
+                                      load_p=_block(_load(fold, "p_", "let")),
+                                      merge=_block(fold.merge), result=fold.result)
+        outputs = ["atomic<u32>"]
     lib = ""
-    if storage in ("f32", "c64", "f16", "bf16") and op == "add":
+    if storage in ("f32", "c64", "f16", "bf16") and op == "add" and not fast:
         lib = "\n" + kernels.source("reduce_lib")
         if storage in ("f16", "bf16"):
             lib += "\n" + kernels.source("reduce_half")
-    what = f"This one: {storage} {op}."
-    return _render("scatter_ordered", ["u32", "u32", "u32"], ["atomic<u32>"], slots, lib=lib,
-                   what=what, access=_access(itemsize), init=_indent(init),
-                   fold=_indent(_indent(fold).splitlines()), result=result)
+    what = f"This one: {storage} {op}{', fast' if fast else ''}."
+    return _render("scatter_ordered", inputs, outputs, slots, lib=lib, what=what,
+                   mode=mode, block=ORDERED_BLOCK, access=_access(itemsize),
+                   body=_block(body.splitlines()))
 
 
 def _ordered_ok(op: str, dtype) -> bool:
@@ -399,26 +614,44 @@ def _apply(backend, kind: str, op: str, out, updates, work) -> None:
 
 
 def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params) -> None:
-    """The ordered path: targets, their stable argsort, then one fold per run."""
+    """The ordered path: targets, their stable radix sort, then the folds of the runs."""
     from . import sort as _sort
 
-    n, device = indices.size, out.device
-    targets = Tensor._wrap(backend.alloc(_d.uint32, n), (n,), _d.uint32, device)
-    order = Tensor._wrap(backend.alloc(_d.int64, n), (n,), _d.int64, device)
-    if not _sort.native_ok(backend, order, targets, 0):
+    n = indices.size
+    bits = max(1, (out._data.nbytes // out.dtype.itemsize - 1).bit_length())
+    if not _sort.radix_fits(backend, n, 1, "u32", bits):
         # too many updates for one sort binding: the CPU device does the whole scatter
         backend.route("scatter", (op, out, axis, indices, updates))
         return
+    targets = backend.allocate(4 * n)
     backend.launch_threads(scatter_update_kernel("target", op, len(params.words)),
-                      [indices._data, targets._data], params, n)
-    _sort.sort_along(backend, order, targets, 0, False, indices=True)
+                           [indices._data, targets], params, n)
+    pairs = _sort.radix_pairs(backend, targets, "u32", (n,), (1,), 0, n, 1, False, bits)
     if not updates.is_contiguous:
         updates = backend.materialize(updates)
-    fold = Params(n, n, (), [(0, ())])
-    fold.add(updates.offset)
-    kernel = scatter_ordered_kernel(_STORAGE_OF[out.dtype], out.dtype.itemsize, op,
-                                    len(fold.words))
-    backend.launch_threads(kernel, [order._data, targets._data, updates._data, out._data], fold, n)
+    stretch = max(LIST_STRETCH, -(-n // LIST_STRETCHES))
+    stretches = -(-n // stretch)
+    windows = -(-n // ORDERED_BLOCK)
+    partials = backend.allocate(64 * windows)
+    key = (_STORAGE_OF[out.dtype], out.dtype.itemsize, op, _precision.fast())
+    fold = [pairs, updates._data, out._data, partials]
+    if n >= LIST_FROM * (out._data.nbytes // out.dtype.itemsize):
+        # long runs on average (few targets): list their starts, fold them side by side
+        sums, starts = backend.allocate(4 * stretches), backend.allocate(4 * (n + 1))
+        passes = [("count", stretches, [pairs, sums]), ("carry", 1, [pairs, sums]),
+                  ("place", stretches, [pairs, sums, starts]),
+                  ("fold_listed", n, [*fold[:2], starts, *fold[2:]])]
+    else:
+        passes = [("fold", n, fold)]
+    passes.append(("merge", windows, [pairs, partials, out._data]))
+    for mode, threads, buffers in passes:
+        params = Params(n, threads, (), [(0, ())])
+        params.add(updates.offset, stretch, stretches)
+        if mode in _LIST_BINDINGS:
+            kernel = segment_list_kernel(mode, len(params.words))
+        else:
+            kernel = scatter_ordered_kernel(mode, *key, len(params.words))
+        backend.launch_threads(kernel, buffers, params, threads)
 
 
 # -- the family's interface (backend.FAMILIES) ----------------------------------------------------

@@ -95,6 +95,8 @@ class WebGPUBackend(Backend):
         self.routed: Counter = Counter()
         self.plans: dict = {}  # the families' dispatch plans, by key
         self._pipelines: dict = {}  # Kernel -> driver pipeline
+        #: a CPU adapter (SwiftShader, lavapipe): kernels that tune their shape ask
+        self.software = driver.adapter_info.get("adapter_type", "").upper() == "CPU"
 
     # -- memory ----------------------------------------------------------------------------------
     def allocate(self, nbytes: int) -> GPUBuffer:

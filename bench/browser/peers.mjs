@@ -298,21 +298,18 @@ async function main() {
   const result = { adapter: `${info.vendor ?? "?"} ${info.architecture ?? ""} ${info.description ?? ""}`.trim(),
                    workloads: WORKLOADS, ms: {}, values: {}, errors: {} };
   log(`adapter: ${result.adapter}`);
-  // Every library is set up first; then each workload runs on each library in turn, so a
-  // change in the machine's load during the run weighs on all of them alike.
-  const runs = {};
   for (const [name, setup] of Object.entries(libraries)) {
     result.ms[name] = {};
     result.values[name] = {};
+    let run;
     try {
-      runs[name] = await setup();
+      run = await setup();
     } catch (e) {
       result.errors[name] = String(e);
       log(`${name}: setup failed: ${e}`);
+      continue;
     }
-  }
-  for (const w of WORKLOADS) {
-    for (const [name, run] of Object.entries(runs)) {
+    for (const w of WORKLOADS) {
       try {
         const timed = await run(w);
         if (timed === null) continue;  // the library has no such feature (shown as n/a)

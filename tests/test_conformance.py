@@ -1,0 +1,228 @@
+"""The op-record conformance table (tests/_op_records.py) on every device.
+
+For each record, each dtype it accepts and each device (numpy-cpu, python-cpu, webgpu where an
+adapter exists):
+
+* ``test_matches_oracle``: the grid's results equal the NumPy oracle within the record's
+  tolerance; the inputs are left unchanged.
+* ``test_devices_agree``: a device's results equal the reference device's (the NumPy CPU
+  backend; the pure-Python one without NumPy) within the record's device tolerance, and on
+  webgpu a native call is not routed to the CPU.  Pure Python: runs in the browser too.
+* ``test_jit_equals_eager``: ``wt.jit`` of the call gives the eager result exactly (bytes,
+  shape, dtype, weak flag and axis names; or the same error).
+* ``test_random_cases``: hypothesis-drawn cases (random dtypes, shapes, views, weak and mixed
+  operands) against the oracle and the reference device.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+import webtensor as wt
+from _op_records import RECORDS, Case
+from _oracle import (
+    HAS_NUMPY,
+    REFERENCE,
+    REFERENCE_NAME,
+    View,
+    assert_agree,
+    device_name,
+    routed_calls,
+)
+from webtensor import shape as _s
+
+
+def _params():
+    return [pytest.param(rec, dt, id=f"{rec.name}-{dt.name}") for rec in RECORDS
+            for dt in rec.dtypes]
+
+
+def call(record, case: Case, device, args=None):
+    """``record.fn`` on ``case`` materialized on ``device`` (or on ``args``, its tensors made
+    there already): the results as a tuple."""
+    args = case.tensors(device) if args is None else args
+    kwargs = dict(case.kwargs)
+    if record.creates:
+        kwargs["device"] = device
+    out = record.fn(*args, **kwargs)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _inputs_per_element(case: Case, shape):
+    """Per output element, the input values it was computed from (broadcast, C order)."""
+    n = _s.size_of(shape)
+    cols = []
+    for a in case.args:
+        if not isinstance(a, View):
+            cols.append([a] * n)
+            continue
+        vals = a.values
+        lead = len(shape) - len(a.shape)
+        strides = _s.contiguous_strides(a.shape)
+        bstrides = tuple(0 if d < lead or a.shape[d - lead] == 1 else strides[d - lead]
+                         for d in range(len(shape)))
+        cols.append([vals[i] for i in _s.flat_offsets(shape, bstrides, 0)])
+    return list(zip(*cols))
+
+
+def _native_expected(record, case: Case, device) -> bool:
+    """On webgpu, a call on one native dtype whose kernel exists must not be routed."""
+    if device_name(device) != "webgpu" or not case.native:
+        return False
+    dts = {a.dt for a in case.args if isinstance(a, View)} or {case.kwargs.get("dtype")}
+    return len(dts) == 1 and record.native(dts.pop())
+
+
+def run_on(record, case: Case, device, context: str, *, inputs_kept=True):
+    """The case on ``device`` (results tuple); on webgpu a native call must not be routed to
+    the CPU; with ``inputs_kept``, the call must leave its input tensors as they were."""
+    args = case.tensors(device)
+    tensors = [t for t in args if isinstance(t, wt.Tensor)] if inputs_kept else []
+    # (webgpu keeps every bit: the views' own bytes spare a read back before the call)
+    before = ([t.tobytes() for t in tensors] if device.name == "cpu" else
+              [a.element_bytes() for a in case.args if isinstance(a, View) and inputs_kept])
+    native = _native_expected(record, case, device)
+    routed = routed_calls(device)
+    got = call(record, case, device, args)
+    if native:
+        assert routed_calls(device) == routed, (
+            f"{context}: routed to the CPU ({device.backend.routed.most_common(3)})")
+    for g in got:
+        assert g.device is device, context
+    assert [t.tobytes() for t in tensors] == before, f"{context}: an input was modified"
+    return got
+
+
+def check_agreement(record, case: Case, device, context: str, got=None) -> None:
+    """The device's results equal the reference device's within ``record.agree``."""
+    tol = record.agree(case, device_name(device))
+    if tol is None:  # this pair is not compared on these inputs (the record says why)
+        return
+    got = run_on(record, case, device, context, inputs_kept=False) if got is None else got
+    want = call(record, case, REFERENCE)
+    for k, (g, w) in enumerate(zip(got, want)):
+        needs_inputs = tol.nan_bits == "inputs" or tol.ulp_at_inputs
+        inputs = _inputs_per_element(case, w.shape) if needs_inputs else None
+        assert_agree(g, w, tol, f"{context} output {k}" if len(got) > 1 else context,
+                     inputs=inputs)
+
+
+def check_oracle(record, case: Case, device, context: str, got=None):
+    """The results equal the NumPy oracle (returns them)."""
+    got = run_on(record, case, device, context) if got is None else got
+    try:
+        record.oracle(case, got if len(got) > 1 else got[0])
+    except AssertionError as e:
+        raise AssertionError(f"{context}: {e}") from None
+    return got
+
+
+def same(a, b, context: str) -> None:
+    """Identical results: shape, dtype, weak flag, axis names and bytes."""
+    assert isinstance(a, wt.Tensor) and isinstance(b, wt.Tensor), (context, a, b)
+    assert (a.shape, a.dtype, a.weak, a.names) == (b.shape, b.dtype, b.weak, b.names), \
+        (context, a, b)
+    assert a.tobytes() == b.tobytes(), (context, a, b)
+
+
+def check_jit(record, case: Case, device, context: str) -> None:
+    """``wt.jit`` of the call equals the eager call (or raises the same error type)."""
+    args = case.tensors(device)
+    kwargs = dict(case.kwargs)
+    if record.creates:
+        kwargs["device"] = device
+    slots = [i for i, a in enumerate(args) if isinstance(a, wt.Tensor)]
+
+    def program(*tensors):
+        full = list(args)
+        for i, t in zip(slots, tensors):
+            full[i] = t
+        return record.fn(*full, **kwargs)
+
+    tensors = [args[i] for i in slots]
+    try:
+        expected = program(*tensors)
+    except Exception as e:  # noqa: BLE001 - the jitted call must fail the same way
+        with pytest.raises(type(e)):
+            wt.jit(program)(*tensors)
+        return
+    got = wt.jit(program)(*tensors)
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected), context
+        for g, e in zip(got, expected):
+            same(g, e, context)
+    else:
+        same(got, expected, context)
+
+
+# -- the grid on every device -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("record,dt", _params())
+def test_grid(dev, record, dt):
+    """Each grid case on ``dev``: against the NumPy oracle, and against the reference device."""
+    name = device_name(dev)
+    compare = dev is not REFERENCE and not record.elsewhere(dt, name)
+    for case in record.grid(dt):
+        context = f"{record.name}[{dt}] {case.label} on {name}"
+        oracle = HAS_NUMPY and record.oracle and case.oracle
+        if not (oracle or compare):
+            continue
+        got = run_on(record, case, dev, context, inputs_kept=oracle)
+        if oracle:
+            check_oracle(record, case, dev, context, got)
+        if compare:
+            check_agreement(record, case, dev, f"{context} vs {REFERENCE_NAME}", got)
+
+
+@pytest.mark.parametrize("record,dt", _params())
+def test_jit_equals_eager(dev, record, dt):
+    for case in record.grid(dt):
+        if case.jit:
+            check_jit(record, case, dev, f"jit {record.name}[{dt}] {case.label} on {dev.name}")
+
+
+# -- random cases -------------------------------------------------------------------------------
+
+_SCALE = max(1, settings.default.max_examples // 100)  # the "thorough" profile: tenfold
+
+
+@pytest.mark.parametrize("record", [pytest.param(r, id=r.name) for r in RECORDS if r.draw])
+def test_random_cases(dev, record):
+    name = device_name(dev)
+
+    @settings(max_examples=record.examples * _SCALE, deadline=None,
+              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    @given(data=st.data())
+    def run(data):
+        dt = data.draw(st.sampled_from(record.dtypes), label="dtype")
+        case = data.draw(record.draw(dt, name), label="case")
+        if case.raises is not None:
+            error, pattern = case.raises
+            with pytest.raises(error, match=pattern):
+                call(record, case, dev)
+            return
+        context = f"{record.name} {case!r} on {name}"
+        got = run_on(record, case, dev, context)
+        if HAS_NUMPY and record.oracle:
+            check_oracle(record, case, dev, context, got)
+        first = next((a.dt for a in case.args if isinstance(a, View)), dt)
+        if dev is not REFERENCE and not record.elsewhere(first, name):
+            check_agreement(record, case, dev, context, got)
+
+    run()
+
+
+def test_every_public_op_family_has_records():
+    """The table covers the op table and every primitive family."""
+    from webtensor import ops
+
+    names = {r.name for r in RECORDS}
+    assert set(ops.ELEMENTWISE) <= names
+    assert {f"reduce_{op}" for op in ops.REDUCTIONS} <= names
+    assert {f"scan_{op}" for op in ops.SCANS} <= names
+    assert set(ops.ARG_REDUCTIONS) <= names
+    assert {f"scatter_{op}" for op in ops.SCATTER_MODES} <= names
+    assert {"matmul", "gather", "sort", "argsort", "cast", "where", "copy", "assign", "fill",
+            "iota"} <= names

@@ -18,7 +18,7 @@ A :class:`Record` says, for one op:
 ``draw(dt, device)``
     A hypothesis strategy of random cases: shapes (0-d and size 0 too), views with negative and
     zero strides and offsets, weak operands, and for binary ops mixed dtypes that promote.
-``oracle(case, result)``
+``oracle(case, result, device)``
     The NumPy reference check (None where a pure-Python oracle in the op's module is the
     reference).  Without NumPy (Pyodide), the reference device is the CPU device.
 ``agree(case, device)``
@@ -135,9 +135,11 @@ class Record:
     agree: Callable
     native: Callable = lambda dt: False
     creates: bool = False  # fn takes device= (creation: no tensor operand)
+    per_dtype: bool = False  # random cases drawn per dtype (else the draw picks dtypes itself)
     # (dt, device) -> where that pair is compared instead (None: here)
     elsewhere: Callable = lambda dt, device: None
-    examples: int = 15  # hypothesis examples per device
+    examples: int = 15  # hypothesis examples per device (per dtype with per_dtype)
+    webgpu_examples: int = 15  # on webgpu (a software adapter is slow; every dtype at once)
 
     def __repr__(self) -> str:
         return self.name
@@ -449,10 +451,10 @@ def _within(values, limit_exp: int):
 
 
 def elementwise_grid(name):
-    """Special values (all against all for binary ops), samples (device agreement only: the
-    float64 functions of Python's math module, NumPy and SciPy differ by more than 2 ULP in
-    places, erfc's tail for one), a Python scalar operand, negative-stride views; complex
-    multi-step formulas also on samples bounded below exp's overflow."""
+    """Special values (all against all through stride-0 views for binary ops), samples (device agreement only: the float64 functions of Python's math module,
+    NumPy and SciPy differ by more than 2 ULP in places, erfc's tail for one), a strided view
+    against a Python scalar; complex multi-step formulas also on samples bounded below exp's
+    overflow (the two CPU backends only)."""
     op = ops.ELEMENTWISE[name]
 
     def grid(dt):
@@ -462,23 +464,22 @@ def elementwise_grid(name):
         hard = dt.kind == "c" and name not in COMPLEX_EXACT
         if op.arity == 1:
             cases = [Case((View.of(dt, sp),), label="specials"),
-                     Case((View.of(dt, rest),), oracle=False, jit=False),
-                     Case((_strided(dt, (3, 4), (-2, 2), 1, sp),), label="view")]
+                     Case((View.of(dt, rest),), oracle=False, jit=False)]
         else:
             cases = [
                 # all against all: (n, 1) against (1, n), broadcast to stride-0 views
                 Case((View.of(dt, sp, (n, 1)), View.of(dt, sp, (1, n))), label="specials"),
                 Case((View.of(dt, rest), View.of(dt, rest[::-1])), oracle=False, jit=False),
-                Case((View.of(dt, sp), _scalar_for(name, dt)), label="scalar"),
-                Case((_strided(dt, (3, 4), (-2, 2), 1, sp), _strided(dt, (4,), (-1,), 2,
-                                                                       sp[::-1])),
-                     label="view"),
+                # a negative-stride view against a Python scalar
+                Case((_strided(dt, (3, 4), (-2, 2), 1, sp), _scalar_for(name, dt)),
+                     label="scalar"),
             ]
         if hard:
             # below exp's overflow (88 in complex64, 709 in complex128)
             bounded = _within(rest, 6 if dt is wt.complex64 else 9)
             args = (bounded,) if op.arity == 1 else (bounded, bounded[::-1])
-            cases.append(Case(tuple(View.of(dt, a) for a in args), label="bounded", jit=False))
+            cases.append(Case(tuple(View.of(dt, a) for a in args), label="bounded", jit=False,
+                              oracle=False))
         return cases
     return grid
 
@@ -545,7 +546,7 @@ def _draw_view(draw, dt, shape, compute, name, weak):
 def elementwise_oracle(name):
     op = ops.ELEMENTWISE[name]
 
-    def oracle(case, got):
+    def oracle(case, got, device):
         np = _np()
         promoted, weak = _case_promotion(case)
         compute, out_dt, exp_weak = result_rule(op, promoted, weak)
@@ -582,8 +583,13 @@ def elementwise_agree(name):
         transcendental = name in ops.TRANSCENDENTAL and out.kind in "fc"
         hard = is_complex_hard(name, compute) and out.kind == "c"
         if device == "webgpu":
+            if case.label == "bounded":
+                return None  # (for the two CPU backends' complex formulas)
             if compute in (wt.float64, wt.complex128):
-                return EXACT  # routed to the CPU: the same code
+                # routed to the CPU: the same code, on a contiguous copy of the operands, and
+                # NumPy's float64 functions differ by an ULP between contiguous and strided loops
+                contiguous = case.label in ("specials", "sample")
+                return EXACT if contiguous or not transcendental else Tol(1)
             if transcendental:
                 if compute is wt.float32:
                     return Tol(WEBGPU_F32_ULP, ulp_at_inputs=name == "logaddexp")
@@ -631,7 +637,7 @@ def elementwise_records():
     return [Record(name, "elementwise", getattr(wt, name), tuple(accepted(op)),
                    elementwise_grid(name), elementwise_draw(name), elementwise_oracle(name),
                    elementwise_agree(name), elementwise_native(name),
-                   elsewhere=elementwise_elsewhere(name))
+                   elsewhere=elementwise_elsewhere(name), webgpu_examples=12)
             for name, op in sorted(ops.ELEMENTWISE.items())]
 
 
@@ -715,7 +721,7 @@ def _draw_reduction(op):
 
 
 def _reduction_oracle(op):
-    def oracle(case, got):
+    def oracle(case, got, device):
         """Exact for ints, bool and max/min (NaN matching NaN); float sums and products
         within rounding (NumPy sums pairwise in the dtype, webtensor in float64)."""
         np = _np()
@@ -771,7 +777,7 @@ def _capability(prim_name):
 def reduction_records():
     return [Record(f"reduce_{op}", "reduce", reduce_fn(op), _reduction_dtypes(op),
                    _reduction_grid(op), _draw_reduction(op), _reduction_oracle(op),
-                   _accumulation_agree(op), _capability("reduce"), examples=30)
+                   _accumulation_agree(op), _capability("reduce"), examples=30, webgpu_examples=10)
             for op in ops.REDUCTIONS]
 
 
@@ -794,7 +800,7 @@ def _draw_arg_reduce(op):
 
 
 def _arg_reduce_oracle(op):
-    def oracle(case, got):
+    def oracle(case, got, device):
         np = _np()
         x, axis = case.args[0], case.kwargs["axis"]
         expected = getattr(np, op)(compute_values(x.storage(), x.dt), axis=axis)
@@ -806,7 +812,7 @@ def arg_reduce_records():
     return [Record(op, "arg_reduce", arg_reduce_fn(op), ALL,
                    _reduction_grid("max", key="axis"), _draw_arg_reduce(op),
                    _arg_reduce_oracle(op), lambda case, device: EXACT,
-                   _capability("arg_reduce"), examples=30)
+                   _capability("arg_reduce"), examples=30, webgpu_examples=10)
             for op in ops.ARG_REDUCTIONS]
 
 
@@ -828,15 +834,15 @@ def _draw_scan(op):
 
 
 def _scan_oracle(op):
-    def oracle(case, got):
+    def oracle(case, got, device):
         """On the CPU devices the last prefix is the reduction over the axis, bit for bit (the
         webgpu device scans and reduces in different orders: its results are compared with
         the CPU's); ints and bool equal NumPy's accumulate."""
         np = _np()
         x, axis = case.args[0], case.kwargs["axis"]
         dt = x.dt
-        if x.shape[axis] and _s.size_of(x.shape) and got.device.name == "cpu":
-            red = reduce_fn(op)(x.on(got.device), axes=(axis,))
+        if x.shape[axis] and _s.size_of(x.shape) and device.name == "cpu":
+            red = reduce_fn(op)(x.on(device), axes=(axis,))
             last = np.take(tensor_storage(got), -1, axis=axis)
             assert last.tobytes() == tensor_storage(red).tobytes(), (last, tensor_storage(red))
         if dt.kind in "iub":
@@ -855,7 +861,7 @@ def _scan_oracle(op):
 def scan_records():
     return [Record(f"scan_{op}", "scan", scan_fn(op), _reduction_dtypes(op),
                    _reduction_grid(op, key="axis"), _draw_scan(op), _scan_oracle(op),
-                   _accumulation_agree(op), _capability("scan"), examples=30)
+                   _accumulation_agree(op), _capability("scan"), examples=30, webgpu_examples=10)
             for op in ops.SCANS]
 
 
@@ -895,7 +901,7 @@ def _draw_matmul(draw, dt, device):
                                                                       **kw))), label="random")
 
 
-def _matmul_oracle(case, got):
+def _matmul_oracle(case, got, device):
     """float64 (complex128) NumPy products rounded to the dtype, within rounding; exact for
     ints and bool."""
     np = _np()
@@ -965,7 +971,7 @@ def _draw_gather(draw, dt, device):
     return Case((x, idx), {"axis": axis}, label="random")
 
 
-def _gather_oracle(case, got):
+def _gather_oracle(case, got, device):
     np = _np()
     (x, idx), axis = case.args, case.kwargs["axis"]
     expected = np.take_along_axis(x.storage(), compute_values(idx.storage(), wt.int64), axis)
@@ -1015,7 +1021,7 @@ def _draw_scatter(op):
 
 
 def _scatter_oracle(op):
-    def oracle(case, got):
+    def oracle(case, got, device):
         """NumPy's sequential ``ufunc.at`` (exact for ints, bool and set)."""
         np = _np()
         (base, idx, upd), axis = case.args, case.kwargs["axis"]
@@ -1083,7 +1089,7 @@ def _draw_sort(draw, dt, device):
 
 
 def _sort_oracle(which):
-    def oracle(case, got):
+    def oracle(case, got, device):
         """NumPy's stable argsort (descending: of the flipped axis, as the stable order of
         equal keys is kept)."""
         np = _np()
@@ -1125,7 +1131,7 @@ def _draw_cast(draw, dt, device):
     return Case((draw(views(dt)),), label="random")
 
 
-def _cast_oracle(case, got):
+def _cast_oracle(case, got, device):
     """webtensor's cast rules (tests/_oracle.ref_cast), bitwise (any NaN matching any NaN)."""
     np = _np()
     x = case.args[0]
@@ -1158,7 +1164,7 @@ def _draw_where(draw, dt, device):
     return Case((cond, src, other), label="random")
 
 
-def _where_oracle(case, got):
+def _where_oracle(case, got, device):
     np = _np()
     c, a, b = case.args
     expected = np.where(c.storage(), a.storage(), b.storage())
@@ -1193,7 +1199,12 @@ def _copy_grid(dt):
     return [Case((layout_view(dt, name),), label=name) for name in LAYOUTS]
 
 
-def _copy_oracle(case, got):
+@st.composite
+def _draw_copy(draw, dt, device):
+    return Case((draw(views(dt)),), label="random")
+
+
+def _copy_oracle(case, got, device):
     assert tensor_storage(got).tobytes() == case.args[0].storage().tobytes()
 
 
@@ -1231,7 +1242,7 @@ def _draw_assign(draw, dt, device):
                 label="random")
 
 
-def _assign_oracle(case, got):
+def _assign_oracle(case, got, device):
     np = _np()
     buf, src = case.args
     ref = buf.storage().copy()
@@ -1305,25 +1316,27 @@ def _bits(case, device):
 def other_records():
     return [
         Record("matmul", "matmul", matmul_fn, ALL, _matmul_grid, _draw_matmul, _matmul_oracle,
-               _matmul_agree, _capability("matmul")),
+               _matmul_agree, _capability("matmul"), per_dtype=True),
         Record("gather", "gather", gather_fn, ALL, _gather_grid, _draw_gather, _gather_oracle,
-               _bits, _capability("gather")),
+               _bits, _capability("gather"), per_dtype=True),
         *[Record(f"scatter_{op}", "scatter", scatter_fn(op), _scatter_dtypes(op),
                  _scatter_grid(op), _draw_scatter(op), _scatter_oracle(op), _scatter_agree(op),
-                 _capability("scatter"), examples=30) for op in ops.SCATTER_MODES],
+                 _capability("scatter"), examples=30, webgpu_examples=10) for op in ops.SCATTER_MODES],
         *[Record(which, "sort", sort_fn(which), ALL, _sort_grid, _draw_sort, _sort_oracle(which),
-                 _bits, _capability(which), examples=30) for which in ("sort", "argsort")],
-        Record("cast", "cast", cast_fn, ALL, _cast_grid, _draw_cast, _cast_oracle, _bits),
+                 _bits, _capability(which), examples=30, per_dtype=True)
+          for which in ("sort", "argsort")],
+        Record("cast", "cast", cast_fn, ALL, _cast_grid, _draw_cast, _cast_oracle, _bits,
+               per_dtype=True),
         Record("where", "where", where_fn, ALL, _where_grid, _draw_where, _where_oracle, _bits,
-               _capability("where")),
-        Record("copy", "copy", copy_fn, ALL, _copy_grid, None, _copy_oracle, _bits,
-               _capability("copy")),
+               _capability("where"), per_dtype=True),
+        Record("copy", "copy", copy_fn, ALL, _copy_grid, _draw_copy, _copy_oracle, _bits,
+               _capability("copy"), per_dtype=True),
         Record("assign", "assign", assign_fn, ALL, _assign_grid, _draw_assign, _assign_oracle,
-               _bits),
+               _bits, per_dtype=True),
         Record("fill", "creation", fill_fn, ALL, _fill_grid, _draw_fill, None, _bits,
-               _capability("fill"), creates=True),
+               _capability("fill"), creates=True, per_dtype=True),
         Record("iota", "creation", iota_fn, ALL, _iota_grid, _draw_iota, None, _bits,
-               _capability("iota"), creates=True),
+               _capability("iota"), creates=True, per_dtype=True),
     ]
 
 

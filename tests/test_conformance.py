@@ -1,17 +1,19 @@
 """The op-record conformance table (tests/_op_records.py) on every device.
 
-For each record, each dtype it accepts and each device (numpy-cpu, python-cpu, webgpu where an
-adapter exists):
+``test_grid[device-record-dtype]``, for each record, each dtype it accepts and each device
+(numpy-cpu, python-cpu, webgpu where an adapter exists), on the record's deterministic cases:
 
-* ``test_matches_oracle``: the grid's results equal the NumPy oracle within the record's
-  tolerance; the inputs are left unchanged.
-* ``test_devices_agree``: a device's results equal the reference device's (the NumPy CPU
-  backend; the pure-Python one without NumPy) within the record's device tolerance, and on
-  webgpu a native call is not routed to the CPU.  Pure Python: runs in the browser too.
-* ``test_jit_equals_eager``: ``wt.jit`` of the call gives the eager result exactly (bytes,
-  shape, dtype, weak flag and axis names; or the same error).
-* ``test_random_cases``: hypothesis-drawn cases (random dtypes, shapes, views, weak and mixed
-  operands) against the oracle and the reference device.
+* the results equal the NumPy oracle within the record's tolerance, and the inputs are left
+  as they were (skipped without NumPy: Pyodide, the browser);
+* they equal the reference device's (the NumPy CPU backend; the pure-Python one without
+  NumPy) within the record's device tolerance, and on webgpu a native call is not routed to
+  the CPU (pure Python: runs in the browser too);
+* ``wt.jit`` of the call gives the eager result exactly (bytes, shape, dtype, weak flag and
+  axis names; or the same error).
+
+``test_random_cases[device-record(-dtype)]``: hypothesis-drawn cases (random shapes, views
+with negative and zero strides, weak and mixed-dtype operands) on each device other than the
+reference and on the reference itself: both against the oracle, and against each other.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 import webtensor as wt
 from _op_records import RECORDS, Case
 from _oracle import (
+    DEVICES,
     HAS_NUMPY,
     REFERENCE,
     REFERENCE_NAME,
@@ -92,16 +95,25 @@ def run_on(record, case: Case, device, context: str, *, inputs_kept=True):
     for g in got:
         assert g.device is device, context
     assert [t.tobytes() for t in tensors] == before, f"{context}: an input was modified"
-    return got
+    return got if device.name == "cpu" else tuple(_host_copy(g) for g in got)
 
 
-def check_agreement(record, case: Case, device, context: str, got=None) -> None:
+def _host_copy(t):
+    """``t`` read back once into a tensor on the reference CPU device (the checks read it more
+    than once; each read of a GPU tensor is a round trip)."""
+    from webtensor.tensor import Tensor
+
+    return Tensor._wrap(REFERENCE.backend.from_bytes(t.dtype, t.tobytes()), t.shape, t.dtype,
+                        REFERENCE, weak=t.weak, names=t.names)
+
+
+def check_agreement(record, case: Case, device, context: str, got=None, want=None) -> None:
     """The device's results equal the reference device's within ``record.agree``."""
     tol = record.agree(case, device_name(device))
     if tol is None:  # this pair is not compared on these inputs (the record says why)
         return
     got = run_on(record, case, device, context, inputs_kept=False) if got is None else got
-    want = call(record, case, REFERENCE)
+    want = call(record, case, REFERENCE) if want is None else want
     for k, (g, w) in enumerate(zip(got, want)):
         needs_inputs = tol.nan_bits == "inputs" or tol.ulp_at_inputs
         inputs = _inputs_per_element(case, w.shape) if needs_inputs else None
@@ -113,7 +125,7 @@ def check_oracle(record, case: Case, device, context: str, got=None):
     """The results equal the NumPy oracle (returns them)."""
     got = run_on(record, case, device, context) if got is None else got
     try:
-        record.oracle(case, got if len(got) > 1 else got[0])
+        record.oracle(case, got if len(got) > 1 else got[0], device)
     except AssertionError as e:
         raise AssertionError(f"{context}: {e}") from None
     return got
@@ -127,8 +139,9 @@ def same(a, b, context: str) -> None:
     assert a.tobytes() == b.tobytes(), (context, a, b)
 
 
-def check_jit(record, case: Case, device, context: str) -> None:
-    """``wt.jit`` of the call equals the eager call (or raises the same error type)."""
+def check_jit(record, case: Case, device, context: str, eager=None) -> None:
+    """``wt.jit`` of the call equals the eager call (``eager``: its results, if run already),
+    or raises the same error type."""
     args = case.tensors(device)
     kwargs = dict(case.kwargs)
     if record.creates:
@@ -142,45 +155,42 @@ def check_jit(record, case: Case, device, context: str) -> None:
         return record.fn(*full, **kwargs)
 
     tensors = [args[i] for i in slots]
-    try:
-        expected = program(*tensors)
-    except Exception as e:  # noqa: BLE001 - the jitted call must fail the same way
-        with pytest.raises(type(e)):
-            wt.jit(program)(*tensors)
-        return
+    if eager is None:
+        try:
+            eager = program(*tensors)
+        except Exception as e:  # noqa: BLE001 - the jitted call must fail the same way
+            with pytest.raises(type(e)):
+                wt.jit(program)(*tensors)
+            return
+        eager = eager if isinstance(eager, tuple) else (eager,)
     got = wt.jit(program)(*tensors)
-    if isinstance(expected, tuple):
-        assert isinstance(got, tuple) and len(got) == len(expected), context
-        for g, e in zip(got, expected):
-            same(g, e, context)
-    else:
-        same(got, expected, context)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(eager), context
+    for g, e in zip(got, eager):
+        same(g, e, context)
 
 
 # -- the grid on every device -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("record,dt", _params())
 def test_grid(dev, record, dt):
-    """Each grid case on ``dev``: against the NumPy oracle, and against the reference device."""
+    """Each grid case on ``dev``: against the NumPy oracle, against the reference device, and
+    under ``wt.jit`` against itself."""
     name = device_name(dev)
-    compare = dev is not REFERENCE and not record.elsewhere(dt, name)
+    compared = dev is not REFERENCE and not record.elsewhere(dt, name)
     for case in record.grid(dt):
         context = f"{record.name}[{dt}] {case.label} on {name}"
         oracle = HAS_NUMPY and record.oracle and case.oracle
-        if not (oracle or compare):
-            continue
-        got = run_on(record, case, dev, context, inputs_kept=oracle)
-        if oracle:
-            check_oracle(record, case, dev, context, got)
-        if compare:
-            check_agreement(record, case, dev, f"{context} vs {REFERENCE_NAME}", got)
-
-
-@pytest.mark.parametrize("record,dt", _params())
-def test_jit_equals_eager(dev, record, dt):
-    for case in record.grid(dt):
+        compare = compared and record.agree(case, name) is not None
+        got = None
+        if oracle or compare:
+            got = run_on(record, case, dev, context, inputs_kept=oracle)
+            if oracle:
+                check_oracle(record, case, dev, context, got)
+            if compare:
+                check_agreement(record, case, dev, f"{context} vs {REFERENCE_NAME}", got)
         if case.jit:
-            check_jit(record, case, dev, f"jit {record.name}[{dt}] {case.label} on {dev.name}")
+            check_jit(record, case, dev, f"jit {context}", eager=got)
 
 
 # -- random cases -------------------------------------------------------------------------------
@@ -188,28 +198,55 @@ def test_jit_equals_eager(dev, record, dt):
 _SCALE = max(1, settings.default.max_examples // 100)  # the "thorough" profile: tenfold
 
 
-@pytest.mark.parametrize("record", [pytest.param(r, id=r.name) for r in RECORDS if r.draw])
-def test_random_cases(dev, record):
-    name = device_name(dev)
+def _random_params():
+    """(device, record, dtype): per dtype for the records that draw one dtype at a time (on
+    webgpu, whose software adapter is slow, the dtype is drawn too), else per record."""
+    out = []
+    for name in DEVICES:
+        if name == REFERENCE_NAME:
+            continue
+        for rec in RECORDS:
+            if rec.draw is None:
+                continue
+            if rec.per_dtype and name != "webgpu":
+                out += [pytest.param(name, rec, dt, id=f"{name}-{rec.name}-{dt.name}")
+                        for dt in rec.dtypes]
+            else:
+                out.append(pytest.param(name, rec, None, id=f"{name}-{rec.name}"))
+    return out
 
-    @settings(max_examples=record.examples * _SCALE, deadline=None,
+
+@pytest.mark.parametrize("device,record,dt", _random_params())
+def test_random_cases(device, record, dt):
+    """Drawn cases on ``device`` and on the reference device: both against the NumPy oracle,
+    and against each other."""
+    dev = DEVICES[device]
+    examples = record.webgpu_examples if device == "webgpu" else record.examples
+
+    @settings(max_examples=examples * _SCALE, deadline=None,
               phases=[Phase.explicit, Phase.reuse, Phase.generate])
     @given(data=st.data())
     def run(data):
-        dt = data.draw(st.sampled_from(record.dtypes), label="dtype")
-        case = data.draw(record.draw(dt, name), label="case")
+        dtype = dt
+        if dtype is None and record.per_dtype:
+            dtype = data.draw(st.sampled_from(record.dtypes), label="dtype")
+        case = data.draw(record.draw(dtype, device), label="case")
         if case.raises is not None:
             error, pattern = case.raises
-            with pytest.raises(error, match=pattern):
-                call(record, case, dev)
+            for d in (dev, REFERENCE):
+                with pytest.raises(error, match=pattern):
+                    call(record, case, d)
             return
-        context = f"{record.name} {case!r} on {name}"
+        context = f"{record.name} {case!r} on {device}"
         got = run_on(record, case, dev, context)
+        ref_context = f"{record.name} {case!r} on {REFERENCE_NAME}"
+        want = run_on(record, case, REFERENCE, ref_context)
         if HAS_NUMPY and record.oracle:
             check_oracle(record, case, dev, context, got)
-        first = next((a.dt for a in case.args if isinstance(a, View)), dt)
-        if dev is not REFERENCE and not record.elsewhere(first, name):
-            check_agreement(record, case, dev, context, got)
+            check_oracle(record, case, REFERENCE, ref_context, want)
+        first = next((a.dt for a in case.args if isinstance(a, View)), dtype)
+        if not record.elsewhere(first, device):
+            check_agreement(record, case, dev, context, got, want)
 
     run()
 

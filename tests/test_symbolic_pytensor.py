@@ -21,7 +21,6 @@ pt = pytest.importorskip("pytensor.tensor")
 
 import webtensor as wt  # noqa: E402
 import webtensor.symbolic as at  # noqa: E402
-from _oracle import BACKENDS  # noqa: E402
 
 warnings.filterwarnings("ignore", category=FutureWarning, module="pytensor")
 
@@ -47,10 +46,6 @@ class _Oracle:
 
 PT = _Oracle()
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 def _result(fn, *args):

@@ -20,17 +20,13 @@ import random
 import pytest
 
 import webtensor as wt
-from _oracle import BACKENDS, HAS_NUMPY
+from _oracle import BACKENDS, HAS_NUMPY, needs_numpy
 from webtensor.tf import errors
 
 tf = wt.tf
 if HAS_NUMPY:
     import numpy as np
 
-needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="the NumPy reference needs NumPy")
-
-
-DEVICES = BACKENDS  # numpy-cpu, python-cpu and webgpu (tests/_oracle.py)
 
 
 def T(values, device, dtype=None):
@@ -72,7 +68,7 @@ GATHER_ND_EXAMPLES = [  # (indices, params, output) exactly as printed in the gu
 ]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("indices,params,output", GATHER_ND_EXAMPLES)
 def test_seed_gather_nd(device, indices, params, output):
     got = tf.gather_nd(T(coded(params), device), T(indices, device))
@@ -80,7 +76,7 @@ def test_seed_gather_nd(device, indices, params, output):
     assert listed(got) == coded(output)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_gather_permutes_and_shapes(device):
     params = T([[1, 2], [3, 4], [5, 6]], device)
     # "If indices is a permutation and len(indices) == params.shape[0] then this operation
@@ -92,7 +88,7 @@ def test_seed_gather_permutes_and_shapes(device):
     assert listed(tf.gather(params, [[0, 1], [2, 2]])[1, 0]) == [5, 6]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_unique_with_counts(device):
     y, idx, count = tf.unique_with_counts(T([1, 1, 2, 4, 4, 4, 7, 8, 8], device))
     assert listed(y) == [1, 2, 4, 7, 8]
@@ -101,7 +97,7 @@ def test_seed_unique_with_counts(device):
     assert idx.dtype == count.dtype == wt.int32  # out_idx defaults to tf.int32
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_scatter_nd(device):
     scatter = tf.scatter_nd(T([[4], [3], [1], [7]], device), T([9, 10, 11, 12], device),
                             T([8], device))
@@ -113,7 +109,7 @@ def test_seed_scatter_nd(device):
     assert scatter.device == device
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_dynamic_partition(device):
     out = tf.dynamic_partition(T([10, 20], device), T(1, device), 2)  # scalar partitions
     assert out[0].shape == (0, 2) and listed(out[1]) == [[10, 20]]
@@ -122,7 +118,7 @@ def test_seed_dynamic_partition(device):
     assert all(o.device == device for o in out)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_dynamic_stitch(device):
     indices = [T(6, device), T([4, 1], device), T([[5, 2], [0, 3]], device)]
     data = [T([61, 62], device), T([[41, 42], [11, 12]], device),
@@ -137,7 +133,7 @@ def test_seed_dynamic_stitch(device):
     assert listed(merged) == [1, 9]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_boolean_mask(device):
     assert listed(tf.boolean_mask(T([0, 1, 2, 3], device),
                                   T([True, False, True, False], device))) == [0, 2]
@@ -145,7 +141,7 @@ def test_seed_boolean_mask(device):
     assert listed(got) == [[1, 2], [5, 6]]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_one_hot(device):
     out = tf.one_hot(T([0, 2, -1, 1], device), 3, on_value=5.0, off_value=0.0, axis=-1)
     assert out.dtype == wt.float32
@@ -171,7 +167,7 @@ def test_seed_one_hot(device):
                                                                                       True]]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_sequence_mask(device):
     assert listed(tf.sequence_mask(T([1, 3, 2], device), 5)) == [
         [True, False, False, False, False],
@@ -179,14 +175,14 @@ def test_seed_sequence_mask(device):
         [True, True, False, False, False]]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_setdiff1d(device):
     out, idx = tf.setdiff1d(T([1, 2, 3, 4, 5, 6], device), T([1, 3, 5], device))
     assert listed(out) == [2, 4, 6] and listed(idx) == [1, 3, 5]
     assert idx.dtype == wt.int32
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("batch_axis,seq_axis", [(0, 1), (2, 0)])
 def test_seed_reverse_sequence(device, batch_axis, seq_axis):
     # Erratum: the guide writes output[0, 0:7] = input[0, 7:0:-1] (positions 7..1), but the op
@@ -229,7 +225,7 @@ SPACE_BATCH_EXAMPLES = [  # (space, batch, paddings/crops for the _nd forms)
 ]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("space,batch,pads", SPACE_BATCH_EXAMPLES,
                          ids=["ex1", "ex2", "ex3", "ex4"])
 def test_seed_space_batch_nd(device, space, batch, pads):
@@ -239,7 +235,7 @@ def test_seed_space_batch_nd(device, space, batch, pads):
     assert back.shape == tuple(np_shape(space)) and listed(back) == space
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("space,batch", [(X1, B1), (X2, B2), (X3, B3), (X4, B4)],
                          ids=["ex1", "ex2", "ex3", "ex4"])
 def test_seed_space_batch_legacy(device, space, batch):
@@ -269,7 +265,7 @@ DEPTH_EXAMPLES = [  # (space [1, h, w, d], depth) pairs, block_size 2
 ]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("space,depth", DEPTH_EXAMPLES, ids=["1x1", "depth3", "4x4"])
 def test_seed_space_depth(device, space, depth):
     out = tf.space_to_depth(T(space, device), 2)
@@ -278,7 +274,7 @@ def test_seed_space_depth(device, space, depth):
     assert back.shape == tuple(np_shape(space)) and listed(back) == space
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_quantize_examples(device):
     # "input ... range [0.0, 6.0] and the output type is quint8 ... multiply each value of the
     # input by 255/6 and cast to quint8"
@@ -309,7 +305,7 @@ def test_seed_quantize_examples(device):
     assert listed(q) == [0, 85, min(round(2.5 * scale) + 85, 255), 255]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_fake_quant_has_256_levels(device):
     # "Op divides this range into 255 steps (total of 256 values)"
     x = wt.linspace(-8.0, 8.0, 4001, device=device)
@@ -371,7 +367,7 @@ def ref_gather(params, indices, axis):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_gather_matches_reference(device, seed):
     rng = np.random.default_rng(seed)
@@ -405,7 +401,7 @@ def ref_scatter_nd(indices, updates, shape):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_gather_nd_and_scatter_nd_match_reference(device, seed):
     rng = np.random.default_rng(100 + seed)
@@ -443,7 +439,7 @@ def ref_dynamic_stitch(indices, data):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_partition_and_stitch_match_reference(device, seed):
     rng = np.random.default_rng(200 + seed)
@@ -498,7 +494,7 @@ def ref_sequence_mask(lengths, maxlen):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_masks_and_one_hot_match_reference(device, seed):
     rng = np.random.default_rng(300 + seed)
@@ -547,7 +543,7 @@ def ref_setdiff1d(x, y):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_set_ops_match_reference(device, seed):
     rng = np.random.default_rng(400 + seed)
@@ -579,7 +575,7 @@ def ref_reverse_sequence(x, lengths, seq_axis, batch_axis):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_reverse_sequence_matches_reference(device, seed):
     rng = np.random.default_rng(500 + seed)
@@ -633,7 +629,7 @@ def ref_batch_to_space_nd(x, block, crops):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_space_batch_nd_match_reference(device, seed):
     rng = np.random.default_rng(600 + seed)
@@ -696,7 +692,7 @@ def ref_depth_to_space(x, bs):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_space_depth_match_reference(device, seed):
     rng = np.random.default_rng(800 + seed)
@@ -733,7 +729,7 @@ def ref_extract_image_patches(x, k, s, r, padding):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_extract_image_patches_matches_reference(device, seed):
     rng = np.random.default_rng(900 + seed)
@@ -751,7 +747,7 @@ def test_extract_image_patches_matches_reference(device, seed):
             check(tf.extract_image_patches(*args), expect)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_extract_image_patches_known_case(device):
     # 10x10 image of 1..100, 3x3 patches every 5 pixels: each patch starts at (5i, 5j)
     img = wt.reshape(wt.arange(1, 101, device=device), (1, 10, 10, 1))
@@ -834,7 +830,7 @@ def ref_dequantize(q, lo, hi, qtype, mode):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("mode", ["MIN_COMBINED", "MIN_FIRST", "SCALED"])
 @pytest.mark.parametrize("seed", range(2))
 def test_quantize_dequantize_match_reference(device, mode, seed):
@@ -857,7 +853,7 @@ def test_quantize_dequantize_match_reference(device, mode, seed):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_quantize_scaled_narrow_range(device):
     x = np.array([-3.0, -1.0, 0.0, 0.5, 2.0], "float32")
     q, lo, hi = tf.quantize_v2(tensor(x, device), -2.0, 2.0, wt.int8, mode="SCALED",
@@ -868,7 +864,7 @@ def test_quantize_scaled_narrow_range(device):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_quantize_round_trip_error_is_within_one_step(device):
     x = np.linspace(-3, 5, 101).astype("float32")
     for mode in ["MIN_COMBINED", "MIN_FIRST"]:
@@ -878,7 +874,7 @@ def test_quantize_round_trip_error_is_within_one_step(device):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("qtype", ["quint8", "qint8", "qint16"])
 def test_quantized_concat_matches_reference(device, qtype):
     rng = np.random.default_rng(11)
@@ -906,7 +902,7 @@ def test_quantized_concat_matches_reference(device, qtype):
     assert listed(lo) == float(elo) and listed(hi) == float(ehi)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_quantized_concat_copies_pieces_already_in_the_output_range(device):
     a = T([0, 255], device, wt.uint8)  # range [0, 1]: requantized into [0, 2]
     b = T([7, 200], device, wt.uint8)  # range [0, 2] is the output range: copied unchanged
@@ -941,7 +937,7 @@ def ref_fake_quant(x, lo, hi, bits, narrow):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", range(3))
 def test_fake_quant_matches_reference(device, seed):
     rng = np.random.default_rng(1200 + seed)
@@ -970,7 +966,7 @@ def test_fake_quant_matches_reference(device, seed):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("rank", [1, 2, 4])
 def test_fake_quant_per_channel_matches_reference(device, rank):
     rng = np.random.default_rng(1300 + rank)
@@ -1130,7 +1126,7 @@ def test_exports_and_name_arguments():
     assert listed(tf.sequence_mask([1], 2, name="m")) == [[True, False]]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_random_index_checks_do_not_wrap(device):
     # a property over random inputs: any negative index is an error, never Python-style wrapping
     rnd = random.Random(5)
@@ -1145,7 +1141,7 @@ def test_random_index_checks_do_not_wrap(device):
             tf.gather_nd(T(list(range(n)), device), T([[i] for i in idx], device))
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_empty_index_tuples_address_the_whole_tensor(device):
     # K = 0: every (empty) index tuple selects, or adds into, the whole tensor
     params = T([[1, 2], [3, 4]], device)

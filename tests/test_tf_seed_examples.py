@@ -24,14 +24,9 @@ import pytest
 import webtensor as wt
 import webtensor.tf as tf
 import webtensor.tf.experimental.numpy as tnp
-from _oracle import BACKENDS
 
 np = pytest.importorskip("numpy")
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 @pytest.fixture(name="on")

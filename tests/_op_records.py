@@ -712,6 +712,12 @@ def _gpu_values(op, dt, device):
     return None
 
 
+def _shape_and_axis(draw, min_side=0, max_dims=3):
+    """A drawn shape of 1 to ``max_dims`` axes and one of its axes."""
+    shape = tuple(draw(st.lists(st.integers(min_side, 4), min_size=1, max_size=max_dims)))
+    return shape, draw(st.integers(0, len(shape) - 1))
+
+
 def _draw_reduction(op):
     @st.composite
     def case(draw, dt, device):
@@ -796,9 +802,8 @@ def _draw_arg_reduce(op):
     def case(draw, dt, device):
         dt = draw(st.sampled_from(ALL))
         ties = st.sampled_from(special_values(dt)[:6]) if draw(st.booleans()) else None
-        shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
-        x = draw(views(dt, shape, values=ties))
-        return Case((x,), {"axis": draw(st.integers(0, len(shape) - 1))}, label="random")
+        shape, axis = _shape_and_axis(draw, min_side=1)
+        return Case((draw(views(dt, shape, values=ties)),), {"axis": axis}, label="random")
     return case
 
 
@@ -830,9 +835,9 @@ def _draw_scan(op):
     @st.composite
     def case(draw, dt, device):
         dt = draw(st.sampled_from(_reduction_dtypes(op)))
-        shape = tuple(draw(st.lists(st.integers(0, 4), min_size=1, max_size=3)))
+        shape, axis = _shape_and_axis(draw)
         x = draw(views(dt, shape, values=_gpu_values(op, dt, device)))
-        return Case((x,), {"axis": draw(st.integers(0, len(shape) - 1))}, label="random")
+        return Case((x,), {"axis": axis}, label="random")
     return case
 
 
@@ -964,9 +969,8 @@ def _gather_grid(dt):
 
 @st.composite
 def _draw_gather(draw, dt, device):
-    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    shape, axis = _shape_and_axis(draw, min_side=1)
     x = draw(views(dt, shape))
-    axis = draw(st.integers(0, len(shape) - 1))
     size = shape[axis]
     idx_shape = list(shape)
     idx_shape[axis] = draw(st.integers(0, 4))
@@ -1011,9 +1015,8 @@ def _draw_scatter(op):
     @st.composite
     def case(draw, dt, device):
         dt = draw(st.sampled_from(_scatter_dtypes(op)))
-        shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=2)))
+        shape, axis = _shape_and_axis(draw, min_side=1, max_dims=2)
         base = draw(views(dt, shape, contiguous=True))
-        axis = draw(st.integers(0, len(shape) - 1))
         size = shape[axis]
         idx_shape = list(shape)
         idx_shape[axis] = draw(st.integers(0, 5))  # duplicates likely
@@ -1085,10 +1088,9 @@ def _sort_grid(dt):
 @st.composite
 def _draw_sort(draw, dt, device):
     small = draw(st.booleans())  # many ties
-    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=1, max_size=3)))
+    shape, axis = _shape_and_axis(draw)
     x = draw(views(dt, shape, values=st.sampled_from(special_values(dt)[:5]) if small else None))
-    return Case((x,), {"axis": draw(st.integers(0, len(shape) - 1)),
-                       "descending": draw(st.booleans())}, label="random")
+    return Case((x,), {"axis": axis, "descending": draw(st.booleans())}, label="random")
 
 
 def _sort_oracle(which):

@@ -130,6 +130,23 @@ OTHER_DEVICES = [dev for name, dev in DEVICES.items() if name != REFERENCE_NAME]
 needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="the NumPy reference needs NumPy")
 
 
+def in_new_thread(fn):
+    """``fn()`` run in a fresh thread (which sees the process-wide settings, not this thread's
+    context-local ones); skips where there are no threads or they inherit the context."""
+    import sys
+    import threading
+
+    if sys.platform == "emscripten":
+        pytest.skip("no threads under Pyodide")
+    if getattr(sys.flags, "thread_inherit_context", 0):
+        pytest.skip("threads inherit the context in this interpreter")
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join()
+    return out[0]
+
+
 def device_name(device: Device) -> str:
     """The key of ``device`` in DEVICES (numpy, python, webgpu)."""
     return next(name for name, dev in DEVICES.items() if dev is device)

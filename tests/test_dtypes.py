@@ -13,14 +13,13 @@ import math
 import pickle
 import re
 import struct
-import sys
-import threading
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
+from _oracle import in_new_thread
 
 NAMES = (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -689,18 +688,6 @@ SETTERS = {
 }
 
 
-def _in_new_thread(fn):
-    if sys.platform == "emscripten":
-        pytest.skip("no threads under Pyodide")
-    if getattr(sys.flags, "thread_inherit_context", 0):
-        pytest.skip("threads inherit the context in this interpreter")
-    out = []
-    t = threading.Thread(target=lambda: out.append(fn()))
-    t.start()
-    t.join()
-    return out[0]
-
-
 def test_defaults_as_stated_in_the_issue():
     assert wt.default_int_dtype() is wt.int32
     assert wt.default_float_dtype() is wt.float32
@@ -750,7 +737,7 @@ def test_default_setter_is_process_wide(kind):
     new = [d for d in wt.all_dtypes if wt.isdtype(d, array_api_kind) and d is not original][-1]
     result = setter(new)
     assert getter() is new
-    assert _in_new_thread(getter) is new
+    assert in_new_thread(getter) is new
     assert new.name in repr(result)
     setter(original)
     assert getter() is original
@@ -764,13 +751,13 @@ def test_default_setter_as_context_manager_is_local(kind):
     with setter(others[0]) as value:
         assert value is others[0]
         assert getter() is others[0]
-        assert _in_new_thread(getter) is original  # the thread sees the process-wide value
+        assert in_new_thread(getter) is original  # the thread sees the process-wide value
         with setter(others[-1]):
             assert getter() is others[-1]
         assert getter() is others[0]
         setter(others[-1])  # a plain call inside the block changes only the block's value
         assert getter() is others[-1]
-        assert _in_new_thread(getter) is original
+        assert in_new_thread(getter) is original
     assert getter() is original
 
 

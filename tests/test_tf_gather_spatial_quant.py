@@ -21,6 +21,7 @@ import pytest
 
 import webtensor as wt
 from _oracle import BACKENDS, HAS_NUMPY, needs_numpy
+from _tf_guide import B1, B2, B3, B4, B4_PADDED, NO_PAD, X1, X2, X3, X4
 from webtensor.tf import errors
 
 tf = wt.tf
@@ -202,24 +203,7 @@ def test_seed_reverse_sequence(device, batch_axis, seq_axis):
         assert got[n:] == src[n:]
 
 
-# space/batch examples: inputs and outputs as printed in the guide
-X1 = [[[[1], [2]], [[3], [4]]]]
-B1 = [[[[1]]], [[[2]]], [[[3]]], [[[4]]]]
-X2 = [[[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]]
-B2 = [[[[1, 2, 3]]], [[[4, 5, 6]]], [[[7, 8, 9]]], [[[10, 11, 12]]]]
-X3 = [[[[1], [2], [3], [4]], [[5], [6], [7], [8]], [[9], [10], [11], [12]],
-       [[13], [14], [15], [16]]]]
-# Erratum: the guide prints batch 0 of example (3) as [[1], [3]], [[5], [7]]; the four batches
-# must partition the 16 input values, and batch 0 holds rows 0 and 2: [[1], [3]], [[9], [11]].
-B3 = [[[[1], [3]], [[9], [11]]], [[[2], [4]], [[10], [12]]], [[[5], [7]], [[13], [15]]],
-      [[[6], [8]], [[14], [16]]]]
-X4 = [[[[1], [2], [3], [4]], [[5], [6], [7], [8]]],
-      [[[9], [10], [11], [12]], [[13], [14], [15], [16]]]]
-B4_PADDED = [[[[0], [1], [3]]], [[[0], [9], [11]]], [[[0], [2], [4]]], [[[0], [10], [12]]],
-             [[[0], [5], [7]]], [[[0], [13], [15]]], [[[0], [6], [8]]], [[[0], [14], [16]]]]
-B4 = [[[[1], [3]]], [[[9], [11]]], [[[2], [4]]], [[[10], [12]]],
-      [[[5], [7]]], [[[13], [15]]], [[[6], [8]]], [[[14], [16]]]]
-NO_PAD = [[0, 0], [0, 0]]
+# space/batch examples: inputs and outputs as printed in the guide (tests/_tf_guide.py)
 SPACE_BATCH_EXAMPLES = [  # (space, batch, paddings/crops for the _nd forms)
     (X1, B1, NO_PAD), (X2, B2, NO_PAD), (X3, B3, NO_PAD), (X4, B4_PADDED, [[0, 0], [2, 0]]),
 ]
@@ -332,6 +316,17 @@ MOVE_DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32",
 SEEDS = range(4)
 
 
+def reference_test(fn):
+    """A test against the NumPy references: on every device, for each seed."""
+    fn = pytest.mark.parametrize("seed", SEEDS)(fn)
+    return needs_numpy(pytest.mark.parametrize("device", BACKENDS)(fn))
+
+
+def random_shape(rng, low, high, min_dims, max_dims) -> tuple:
+    """``min_dims`` to ``max_dims - 1`` axes of ``low`` to ``high - 1`` elements."""
+    return tuple(int(s) for s in rng.integers(low, high, size=rng.integers(min_dims, max_dims)))
+
+
 def rand_array(rng, shape, dtype: str):
     a = rng.integers(-50, 50, size=shape)
     if dtype == "bool":
@@ -366,16 +361,14 @@ def ref_gather(params, indices, axis):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_gather_matches_reference(device, seed):
     rng = np.random.default_rng(seed)
     for dtype in MOVE_DTYPES:
-        params = rand_array(rng, tuple(rng.integers(1, 4, size=rng.integers(1, 4))), dtype)
+        params = rand_array(rng, random_shape(rng, 1, 4, 1, 4), dtype)
         axis = int(rng.integers(-params.ndim, params.ndim))
         n = params.shape[axis]
-        ishape = tuple(rng.integers(0, 3, size=rng.integers(0, 3)))
+        ishape = random_shape(rng, 0, 3, 0, 3)
         indices = rng.integers(0, n, size=ishape).astype(rng.choice(["int32", "int64"]))
         got = tf.gather(tensor(params, device, seed % 2 == 1), tensor(indices, device),
                         axis=axis)
@@ -400,16 +393,14 @@ def ref_scatter_nd(indices, updates, shape):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_gather_nd_and_scatter_nd_match_reference(device, seed):
     rng = np.random.default_rng(100 + seed)
     for dtype in MOVE_DTYPES:
-        shape = tuple(int(s) for s in rng.integers(1, 4, size=rng.integers(1, 4)))
+        shape = random_shape(rng, 1, 4, 1, 4)
         params = rand_array(rng, shape, dtype)
         k = int(rng.integers(1, len(shape) + 1))
-        lead = tuple(rng.integers(0, 3, size=rng.integers(0, 3)))
+        lead = random_shape(rng, 0, 3, 0, 3)
         indices = np.stack([rng.integers(0, n, size=lead) for n in shape[:k]], axis=-1)
         indices = indices.reshape(lead + (k,)).astype("int32")
         got = tf.gather_nd(tensor(params, device, seed % 2 == 0), tensor(indices, device))
@@ -438,14 +429,12 @@ def ref_dynamic_stitch(indices, data):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_partition_and_stitch_match_reference(device, seed):
     rng = np.random.default_rng(200 + seed)
     for dtype in MOVE_DTYPES[::2]:
-        pshape = tuple(int(s) for s in rng.integers(0, 4, size=rng.integers(0, 3)))
-        rest = tuple(int(s) for s in rng.integers(1, 3, size=rng.integers(0, 2)))
+        pshape = random_shape(rng, 0, 4, 0, 3)
+        rest = random_shape(rng, 1, 3, 0, 2)
         data = rand_array(rng, pshape + rest, dtype)
         count = int(rng.integers(1, 4))
         parts = rng.integers(0, count, size=pshape).astype("int32")
@@ -459,7 +448,7 @@ def test_partition_and_stitch_match_reference(device, seed):
         stitched = tf.dynamic_stitch([tensor(p.astype("int32"), device) for p in pos_parts], got)
         check(stitched, data.reshape((parts.size,) + rest))
         # overlapping random pieces: the later piece wins
-        pieces = [rng.integers(0, 5, size=tuple(rng.integers(0, 3, size=rng.integers(0, 3))))
+        pieces = [rng.integers(0, 5, size=random_shape(rng, 0, 3, 0, 3))
                   for _ in range(3)]
         values = [rand_array(rng, p.shape + rest, dtype) for p in pieces]
         got = tf.dynamic_stitch([tensor(p, device) for p in pieces],
@@ -493,13 +482,11 @@ def ref_sequence_mask(lengths, maxlen):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_masks_and_one_hot_match_reference(device, seed):
     rng = np.random.default_rng(300 + seed)
     for dtype in MOVE_DTYPES:
-        shape = tuple(int(s) for s in rng.integers(0, 4, size=rng.integers(1, 4)))
+        shape = random_shape(rng, 0, 4, 1, 4)
         x = rand_array(rng, shape, dtype)
         axis = int(rng.integers(0, len(shape)))
         k = int(rng.integers(1, len(shape) - axis + 1))
@@ -507,7 +494,7 @@ def test_masks_and_one_hot_match_reference(device, seed):
         got = tf.boolean_mask(tensor(x, device, True), tensor(mask, device), axis=axis)
         check(got, ref_boolean_mask(x, mask, axis))
     for out_dtype in ["float32", "int8", "int64", "bool", "float16"]:
-        ishape = tuple(rng.integers(0, 4, size=rng.integers(0, 3)))
+        ishape = random_shape(rng, 0, 4, 0, 3)
         depth = int(rng.integers(0, 5))
         indices = rng.integers(-1, depth + 2, size=ishape).astype(rng.choice(["int32", "int64"]))
         axis = int(rng.integers(-1, len(ishape) + 1))
@@ -542,9 +529,7 @@ def ref_setdiff1d(x, y):
     return x[keep], np.array(keep, "int64")
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_set_ops_match_reference(device, seed):
     rng = np.random.default_rng(400 + seed)
     for dtype in ["int8", "uint16", "int32", "int64", "float32", "float64"]:
@@ -574,13 +559,11 @@ def ref_reverse_sequence(x, lengths, seq_axis, batch_axis):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_reverse_sequence_matches_reference(device, seed):
     rng = np.random.default_rng(500 + seed)
     for dtype in MOVE_DTYPES:
-        shape = tuple(int(s) for s in rng.integers(1, 5, size=rng.integers(2, 4)))
+        shape = random_shape(rng, 1, 5, 2, 4)
         x = rand_array(rng, shape, dtype)
         seq_axis, batch_axis = (int(a) for a in rng.choice(len(shape), 2, replace=False))
         lengths = rng.integers(0, shape[seq_axis] + 1, size=shape[batch_axis])
@@ -628,9 +611,7 @@ def ref_batch_to_space_nd(x, block, crops):
     return out[(slice(None),) + tuple(slice(c0, n - c1) for n, (c0, c1) in zip(full, crops))]
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_space_batch_nd_match_reference(device, seed):
     rng = np.random.default_rng(600 + seed)
     for dtype in MOVE_DTYPES:
@@ -643,7 +624,7 @@ def test_space_batch_nd_match_reference(device, seed):
             end = int(rng.integers(0, 3))
             end += (-(s + start + end)) % b
             pads.append([start, end])
-        rest = tuple(int(r) for r in rng.integers(1, 3, size=rng.integers(0, 2)))
+        rest = random_shape(rng, 1, 3, 0, 2)
         x = rand_array(rng, (int(rng.integers(0, 3)),) + tuple(spatial) + rest, dtype)
         got = tf.space_to_batch_nd(tensor(x, device, seed % 2 == 0), block, pads)
         check(got, ref_space_to_batch_nd(x, block, pads))
@@ -691,9 +672,7 @@ def ref_depth_to_space(x, bs):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_space_depth_match_reference(device, seed):
     rng = np.random.default_rng(800 + seed)
     for dtype in MOVE_DTYPES:
@@ -728,9 +707,7 @@ def ref_extract_image_patches(x, k, s, r, padding):
     return res
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", BACKENDS)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_extract_image_patches_matches_reference(device, seed):
     rng = np.random.default_rng(900 + seed)
     for dtype in MOVE_DTYPES:
@@ -838,7 +815,7 @@ def test_quantize_dequantize_match_reference(device, mode, seed):
     for qtype in Q_TYPES:
         lo = float(np.float32(rng.choice([0.0, -1.0, -6.5, 2.0]) * rng.random()))
         hi = float(np.float32(lo + rng.choice([0.0, 0.001, 1.0, 6.0, 300.0]) * rng.random()))
-        shape = tuple(rng.integers(0, 4, size=rng.integers(0, 3)))
+        shape = random_shape(rng, 0, 4, 0, 3)
         x = (rng.standard_normal(shape) * 4).astype("float32")
         if x.size:  # exact halves and the range ends, where rounding rules differ
             x.reshape(-1)[0] = lo
@@ -946,7 +923,7 @@ def test_fake_quant_matches_reference(device, seed):
         hi = float(np.float32(lo + 0.01 + rng.random() * 10))
         bits = int(rng.choice([2, 4, 8, 16]))
         narrow = bool(rng.random() < 0.5)
-        shape = tuple(rng.integers(0, 4, size=rng.integers(0, 4)))
+        shape = random_shape(rng, 0, 4, 0, 4)
         x = (rng.standard_normal(shape) * 6).astype("float32")
         g = rng.standard_normal(shape).astype("float32")
         expect, nmin, nmax = ref_fake_quant(x, lo, hi, bits, narrow)

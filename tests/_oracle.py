@@ -147,6 +147,17 @@ def in_new_thread(fn):
     return out[0]
 
 
+def assert_refuses_non_dtype(fn, bad) -> None:
+    """``fn(bad, int8)`` and ``fn(int8, bad)`` raise TypeError naming ``fn``, ``bad`` and what
+    is expected (for the functions of two dtypes: can_cast, promote_types)."""
+    for args in ((bad, wt.int8), (wt.int8, bad)):
+        with pytest.raises(TypeError) as info:
+            fn(*args)
+        msg = str(info.value)
+        assert msg.startswith(f"wt.{fn.__name__}:") and repr(bad) in msg
+        assert "a dtype or a tensor" in msg
+
+
 def device_name(device: Device) -> str:
     """The key of ``device`` in DEVICES (numpy, python, webgpu)."""
     return next(name for name, dev in DEVICES.items() if dev is device)

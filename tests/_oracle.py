@@ -20,7 +20,10 @@ Devices
     reason is printed.  ``BACKENDS`` is the list
     of ``pytest.param(device, id=name)`` and ``backend`` a session-scoped fixture over it (session
     scope keeps hypothesis' function-scoped-fixture health check quiet), defined here as
-    ``backend_fixture`` so that test parameters named ``backend`` shadow no import.  Create tensors on one
+    ``backend_fixture`` so that test parameters named ``backend`` shadow no import; the ``dev``
+    fixture (module scope) is in conftest.py.  ``REFERENCE`` is the device the others are
+    compared with (the NumPy CPU backend, else the pure-Python one), ``OTHER_DEVICES`` the rest;
+    ``needs_numpy`` marks tests that need the NumPy oracle.  Create tensors on one
     with ``wt.asarray(..., device=backend)``, or bit-exactly with :func:`tensor_from_storage`.
 
 Strategies (pure Python, so they work under Pyodide without NumPy)
@@ -44,7 +47,18 @@ NumPy oracles (import NumPy lazily; call them only after ``pytest.importorskip("
     image of the float format, so subnormals and the 0/inf boundaries count properly).
 
 Pure-Python helpers: ``bf16_round_py``, ``f16_round_py``, ``f32_round_py`` (scalar rounding with
-struct), ``same_float(a, b)`` (bitwise incl. the sign of zero; NaN == NaN).
+struct), ``same_float(a, b)`` (bitwise incl. the sign of zero; NaN == NaN), ``in_new_thread``.
+
+Device comparisons (pure Python, so they run in the browser too)
+    ``sample_values(dt, n, seed)`` - the special values then deterministic pseudo-random ones;
+    :class:`View` - a strided view over a buffer of Python values (or raw bytes) that
+    ``on(device)`` makes bit for bit on any device, and ``views()`` its hypothesis strategy;
+    ``run_primitive`` calls a backend primitive into a fresh ``out``; :class:`Tol` states a
+    tolerance (``EXACT``: any NaN matches any NaN; ``BITS``: NaN payloads too; ULP, normwise
+    complex and relative bounds); ``assert_agree(got, want, tol)`` compares two tensors on any
+    devices (``mismatches`` on raw bytes; ``ordered_bits`` is the ULP distance's integer image);
+    ``both(prim, ...)`` runs a primitive on two devices and compares.  The op-record
+    conformance table built on them is ``tests/_op_records.py`` (docs/testing.md).
 """
 
 from __future__ import annotations
@@ -571,10 +585,7 @@ def ulps32(a, b):
 
 def ulps_apart32(a: float, b: float) -> int:
     """Distance in float32 steps between two Python floats (pure Python: runs anywhere)."""
-    def ordered(x):
-        k = struct.unpack("<I", struct.pack("<f", x))[0]
-        return -(k & 0x7FFFFFFF) if k >> 31 else k
-    return abs(ordered(a) - ordered(b))
+    return abs(ordered_bits(_pack_f32(a), 32) - ordered_bits(_pack_f32(b), 32))
 
 
 def _nan_mask(storage, dt):
@@ -846,11 +857,6 @@ class Tol:
         parts = [f"{k}={getattr(self, k)!r}" for k in self.__slots__
                  if getattr(self, k) != Tol.DEFAULTS[k]]
         return f"Tol({', '.join(parts)})"
-
-    def strictness(self):
-        """A tuple that orders tolerances: every entry smaller or equal is stricter or equal."""
-        return (self.ulp, self.complex_eps, self.rel_eps, not self.nan_bits,
-                self.nan_bits == "inputs", not self.zero_sign, self.ulp_at_inputs)
 
 
 Tol.DEFAULTS = {"ulp": 0, "complex_eps": 0, "rel_eps": 0, "nan_bits": False, "zero_sign": True,

@@ -11,37 +11,40 @@ subnormals flush the same way.
 
 When the adapter is measured to flush, these cases of the op-record table (tests/_op_records.py,
 run by tests/test_conformance.py) and of tests/test_webgpu.py become strict xfails: once a
-kernel handles its case it XPASSes and the run fails, so the list cannot go stale.  The random
-cases of the same ops draw subnormals only sometimes: non-strict xfails.
+kernel handles its case it XPASSes and the run fails, so the list cannot go stale.
 """
 
 from __future__ import annotations
 
 import pytest
 
-# op -> why the result differs from the cpu device on a flushing adapter.
+_BOTH = ("float32", "bfloat16")
+# op -> (the input dtypes whose grid differs, why the result differs from the cpu device on a
+# flushing adapter)
 _FLUSHED = {
-    "reciprocal": "1/x of |x| > 2^126 (finfo.max) is subnormal: flushed to +-0",
-    "add": "a sum with a subnormal operand or result is computed from +-0",
-    "subtract": "a difference with a subnormal operand or result is computed from +-0",
-    "multiply": "a product with a subnormal operand or result is flushed to +-0",
-    "divide": "a subnormal divisor is +-0 (0 / tiny gives NaN, 1 / tiny inf) and subnormal "
-              "quotients flush",
-    "remainder": "a subnormal remainder (-1 % 3 * 2^-149 = 2^-149) comes from a float sum "
-                 "(mod + divisor) that flushes to 0",
-    "pow": "results below 2^-126 (2.5 ** -100) are flushed to 0",
-    "atan2": "atan2(y, x) ~ y / x below 2^-126 is flushed to 0",
-    "erf_inv": "erf_inv(x) ~ 0.886 x below 2^-126 is subnormal: flushed to 0",
+    "reciprocal": (_BOTH, "1/x of |x| > 2^126 (finfo.max) is subnormal: flushed to +-0"),
+    "add": (_BOTH, "a sum with a subnormal operand or result is computed from +-0"),
+    "subtract": (_BOTH, "a difference with a subnormal operand or result is computed from +-0"),
+    "multiply": (_BOTH, "a product with a subnormal operand or result is flushed to +-0"),
+    "divide": (_BOTH, "a subnormal divisor is +-0 (0 / tiny gives NaN, 1 / tiny inf) and "
+                      "subnormal quotients flush"),
+    "remainder": (_BOTH, "a subnormal remainder (-1 % 3 * 2^-149 = 2^-149) comes from a float "
+                         "sum (mod + divisor) that flushes to 0"),
+    "pow": (_BOTH, "results below 2^-126 (2.5 ** -100) are flushed to 0"),
+    "atan2": (_BOTH, "atan2(y, x) ~ y / x below 2^-126 is flushed to 0"),
+    "erf_inv": (_BOTH, "erf_inv(x) ~ 0.886 x below 2^-126 is subnormal: flushed to 0"),
+    "erf": (("bfloat16",), "erf(x) ~ 1.13 x of a subnormal bfloat16 is subnormal: flushed to 0"),
+    "hypot": (("bfloat16",), "hypot of a subnormal and a zero is subnormal: flushed to 0"),
+    "logaddexp": (("bfloat16",), "logaddexp(x, -inf) = x for a subnormal x: flushed to 0"),
+    "exp": (("int8",), "exp(-100) (int8 computed in float32) is subnormal: flushed to 0"),
+    "sigmoid": (("int8",), "sigmoid(-100) ~ exp(-100) is subnormal: flushed to 0"),
 }
-_TABLE = "tests/test_conformance.py"
 KNOWN = {
-    **{f"{_TABLE}::test_grid[webgpu-{op}-{dt}]": reason
-       for op, reason in _FLUSHED.items() for dt in ("float32", "bfloat16")},
+    **{f"tests/test_conformance.py::test_grid[webgpu-{op}-{dt}]": reason
+       for op, (dtypes, reason) in _FLUSHED.items() for dt in dtypes},
     "tests/test_webgpu.py::test_transcendental_wide_ranges[20000]":
         "exp(x) for x < -87.34 and pow results below 2^-126 are subnormal: flushed to 0",
 }
-SOMETIMES = {f"{_TABLE}::test_random_cases[webgpu-{op}]": reason
-             for op, reason in _FLUSHED.items()}
 
 
 def flushes_subnormals() -> bool:
@@ -56,12 +59,11 @@ def flushes_subnormals() -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    known = [item for item in items if item.nodeid in KNOWN or item.nodeid in SOMETIMES]
-    if not known or not flushes_subnormals():
+    if not any(item.nodeid in KNOWN for item in items) or not flushes_subnormals():
         return
-    for item in known:
-        strict = item.nodeid in KNOWN
-        reason = KNOWN[item.nodeid] if strict else SOMETIMES[item.nodeid]
-        item.add_marker(pytest.mark.xfail(
-            strict=strict, reason=f"this browser's adapter flushes float32 subnormals (WGSL "
-            f"allows it): {reason}"))
+    for item in items:
+        reason = KNOWN.get(item.nodeid)
+        if reason:
+            item.add_marker(pytest.mark.xfail(
+                strict=True, reason=f"this browser's adapter flushes float32 subnormals "
+                f"(WGSL allows it): {reason}"))

@@ -39,10 +39,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const SCENARIO_TIMEOUT_MS = 8 * 60 * 1000;
 // Asserts the SwiftShader default-device rule of native CPython; in a browser any adapter is the
 // default (tests/browser/test_in_browser.py::test_default_device_in_browser checks that rule).
-// The op-record table's CPU part (pure Python under jit) is the Pyodide stage's: node ids are
-// prefixes here.
+// The op-record table's CPU part (pure Python under jit) is the Pyodide stage's, and its random
+// cases would draw subnormals this adapter may flush (known_differences.py lists the
+// deterministic ones): node ids are prefixes here.
 const DESELECT = ["tests/test_webgpu.py::test_default_device_rule",
-  "tests/test_conformance.py::test_grid[python-"];
+  "tests/test_conformance.py::test_grid[python-", "tests/test_conformance.py::test_random_cases"];
 
 function fail(msg) {
   console.error(`run.mjs: ${msg}`);

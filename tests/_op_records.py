@@ -19,22 +19,27 @@ A :class:`Record` says, for one op:
     A hypothesis strategy of random cases: shapes (0-d and size 0 too), views with negative and
     zero strides and offsets, weak operands, and for binary ops mixed dtypes that promote.
 ``oracle(case, result, device)``
-    The NumPy reference check (None where a pure-Python oracle in the op's module is the
-    reference).  Without NumPy (Pyodide), the reference device is the CPU device.
+    The NumPy reference check (None for ``fill``/``iota``: the reference device is theirs).
+    Without NumPy (Pyodide), the reference device is the CPU device.
 ``agree(case, device)``
     The :class:`Tol` within which a device equals the reference device (``_oracle.REFERENCE``,
-    the NumPy CPU backend): bitwise unless a bound below says otherwise, or None where the pair
-    is compared elsewhere (say where).
+    the NumPy CPU backend): bitwise unless a bound below says otherwise; None for the inputs
+    a pair is not compared on (the code says why).  ``elsewhere(dt, device)`` names the module
+    that compares a whole (dtype, device) pair instead.
 ``native(dt)``
     On webgpu: the call must not be routed to the CPU.
+``examples``, ``webgpu_examples``, ``per_dtype``
+    How many random cases each device draws (per dtype with ``per_dtype``; on webgpu every
+    dtype at once).
 
 Tolerances (the bounds the suite documents; nothing else is inexact):
 
 * ``ops.TRANSCENDENTAL`` float results: within ``TRANSCENDENTAL_ULP`` (2) ULP of NumPy's float64
-  result rounded to the dtype; complex results of multi-step formulas normwise within
-  ``COMPLEX_EPS`` eps.  Between the two CPU backends: bitwise on special values except float64
+  result rounded to the dtype (on special values and random cases; the pseudo-random samples
+  are compared between devices only); complex results of multi-step formulas normwise within
+  ``COMPLEX_*_EPS`` eps.  Between the two CPU backends: bitwise on special values except float64
   (1 ULP: libm differs), on other values 2 ULP (float64 tanh 3: NumPy's SIMD tanh); complex
-  transcendental normwise within ``COMPLEX_EPS``.
+  transcendental normwise within ``COMPLEX_*_EPS``; NaN payloads kept by exact ops.
 * webgpu against the CPU: float32 transcendental functions within ``WEBGPU_F32_ULP`` (4) ULP
   (``logaddexp`` measured at ``max(|result|, |x1|, |x2|)``: it cancels near 0), float16 and
   bfloat16 within 2; complex64 formulas are compared normwise in ``test_webgpu_complex.py``;
@@ -125,8 +130,9 @@ class Case:
 
 @dataclass
 class Record:
+    """One op of the table (the fields are described in the module docstring)."""
+
     name: str
-    family: str
     fn: Callable
     dtypes: tuple
     grid: Callable
@@ -174,6 +180,7 @@ def _sample_grid(dt, n, seed, *, finite=False):
 
 
 def _strided(dt, shape, steps, pad, values):
+    """A view with per-axis ``steps`` (see ``view_layout``) over ``values``, repeated to fill."""
     strides, offset, size = view_layout(shape, steps, pad)
     buf = (values * (size // max(len(values), 1) + 1))[:size]
     return View(dt, shape, strides, offset, buf)
@@ -637,7 +644,7 @@ def elementwise_elsewhere(name):
 
 
 def elementwise_records():
-    return [Record(name, "elementwise", getattr(wt, name), tuple(accepted(op)),
+    return [Record(name, getattr(wt, name), tuple(accepted(op)),
                    elementwise_grid(name), elementwise_draw(name), elementwise_oracle(name),
                    elementwise_agree(name), elementwise_native(name),
                    elsewhere=elementwise_elsewhere(name), webgpu_examples=12)
@@ -784,7 +791,7 @@ def _capability(prim_name):
 
 
 def reduction_records():
-    return [Record(f"reduce_{op}", "reduce", reduce_fn(op), _reduction_dtypes(op),
+    return [Record(f"reduce_{op}", reduce_fn(op), _reduction_dtypes(op),
                    _reduction_grid(op), _draw_reduction(op), _reduction_oracle(op),
                    _accumulation_agree(op), _capability("reduce"), examples=30, webgpu_examples=10)
             for op in ops.REDUCTIONS]
@@ -817,7 +824,7 @@ def _arg_reduce_oracle(op):
 
 
 def arg_reduce_records():
-    return [Record(op, "arg_reduce", arg_reduce_fn(op), ALL,
+    return [Record(op, arg_reduce_fn(op), ALL,
                    _reduction_grid("max", key="axis"), _draw_arg_reduce(op),
                    _arg_reduce_oracle(op), lambda case, device: EXACT,
                    _capability("arg_reduce"), examples=30, webgpu_examples=10)
@@ -867,7 +874,7 @@ def _scan_oracle(op):
 
 
 def scan_records():
-    return [Record(f"scan_{op}", "scan", scan_fn(op), _reduction_dtypes(op),
+    return [Record(f"scan_{op}", scan_fn(op), _reduction_dtypes(op),
                    _reduction_grid(op, key="axis"), _draw_scan(op), _scan_oracle(op),
                    _accumulation_agree(op), _capability("scan"), examples=30, webgpu_examples=10)
             for op in ops.SCANS]
@@ -1328,27 +1335,27 @@ def _bits(case, device):
 
 def other_records():
     return [
-        Record("matmul", "matmul", matmul_fn, ALL, _matmul_grid, _draw_matmul, _matmul_oracle,
+        Record("matmul", matmul_fn, ALL, _matmul_grid, _draw_matmul, _matmul_oracle,
                _matmul_agree, _capability("matmul"), per_dtype=True),
-        Record("gather", "gather", gather_fn, ALL, _gather_grid, _draw_gather, _gather_oracle,
+        Record("gather", gather_fn, ALL, _gather_grid, _draw_gather, _gather_oracle,
                _bits, _capability("gather"), per_dtype=True),
-        *[Record(f"scatter_{op}", "scatter", scatter_fn(op), _scatter_dtypes(op),
+        *[Record(f"scatter_{op}", scatter_fn(op), _scatter_dtypes(op),
                  _scatter_grid(op), _draw_scatter(op), _scatter_oracle(op), _scatter_agree(op),
                  _capability("scatter"), examples=30, webgpu_examples=10) for op in ops.SCATTER_MODES],
-        *[Record(which, "sort", sort_fn(which), ALL, _sort_grid, _draw_sort, _sort_oracle(which),
+        *[Record(which, sort_fn(which), ALL, _sort_grid, _draw_sort, _sort_oracle(which),
                  _bits, _capability(which), examples=30, per_dtype=True)
           for which in ("sort", "argsort")],
-        Record("cast", "cast", cast_fn, ALL, _cast_grid, _draw_cast, _cast_oracle, _bits,
+        Record("cast", cast_fn, ALL, _cast_grid, _draw_cast, _cast_oracle, _bits,
                per_dtype=True),
-        Record("where", "where", where_fn, ALL, _where_grid, _draw_where, _where_oracle, _bits,
+        Record("where", where_fn, ALL, _where_grid, _draw_where, _where_oracle, _bits,
                _capability("where"), per_dtype=True),
-        Record("copy", "copy", copy_fn, ALL, _copy_grid, _draw_copy, _copy_oracle, _bits,
+        Record("copy", copy_fn, ALL, _copy_grid, _draw_copy, _copy_oracle, _bits,
                _capability("copy"), per_dtype=True),
-        Record("assign", "assign", assign_fn, ALL, _assign_grid, _draw_assign, _assign_oracle,
+        Record("assign", assign_fn, ALL, _assign_grid, _draw_assign, _assign_oracle,
                _bits, per_dtype=True),
-        Record("fill", "creation", fill_fn, ALL, _fill_grid, _draw_fill, None, _bits,
+        Record("fill", fill_fn, ALL, _fill_grid, _draw_fill, None, _bits,
                _capability("fill"), creates=True, per_dtype=True),
-        Record("iota", "creation", iota_fn, ALL, _iota_grid, _draw_iota, None, _bits,
+        Record("iota", iota_fn, ALL, _iota_grid, _draw_iota, None, _bits,
                _iota_native, creates=True, per_dtype=True),
     ]
 

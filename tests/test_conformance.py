@@ -9,7 +9,7 @@
   NumPy) within the record's device tolerance, and on webgpu a native call is not routed to
   the CPU (pure Python: runs in the browser too);
 * ``wt.jit`` of the call gives the eager result exactly (bytes, shape, dtype, weak flag and
-  axis names; or the same error).
+  axis names; or the same error), natively and in Pyodide (the browser runs the grid eagerly).
 
 ``test_random_cases[device-record(-dtype)]``: hypothesis-drawn cases (random shapes, views
 with negative and zero strides, weak and mixed-dtype operands) on each device other than the
@@ -37,6 +37,9 @@ from _oracle import (
     routed_calls,
 )
 from webtensor import shape as _s
+
+# float64 and complex128 work on the webgpu device runs on the CPU, with a warning once.
+pytestmark = pytest.mark.filterwarnings("ignore:webgpu. float64 work runs on the CPU")
 
 # In the browser the grid runs eagerly: jit against eager is a property of the compiler, checked
 # natively on every device (and in Pyodide on the CPU), and compiling every op's program again

@@ -20,7 +20,10 @@ Devices
     reason is printed.  ``BACKENDS`` is the list
     of ``pytest.param(device, id=name)`` and ``backend`` a session-scoped fixture over it (session
     scope keeps hypothesis' function-scoped-fixture health check quiet), defined here as
-    ``backend_fixture`` so that test parameters named ``backend`` shadow no import.  Create tensors on one
+    ``backend_fixture`` so that test parameters named ``backend`` shadow no import; the ``dev``
+    fixture (module scope) is in conftest.py.  ``REFERENCE`` is the device the others are
+    compared with (the NumPy CPU backend, else the pure-Python one), ``OTHER_DEVICES`` the rest;
+    ``needs_numpy`` marks tests that need the NumPy oracle.  Create tensors on one
     with ``wt.asarray(..., device=backend)``, or bit-exactly with :func:`tensor_from_storage`.
 
 Strategies (pure Python, so they work under Pyodide without NumPy)
@@ -44,7 +47,18 @@ NumPy oracles (import NumPy lazily; call them only after ``pytest.importorskip("
     image of the float format, so subnormals and the 0/inf boundaries count properly).
 
 Pure-Python helpers: ``bf16_round_py``, ``f16_round_py``, ``f32_round_py`` (scalar rounding with
-struct), ``same_float(a, b)`` (bitwise incl. the sign of zero; NaN == NaN).
+struct), ``same_float(a, b)`` (bitwise incl. the sign of zero; NaN == NaN), ``in_new_thread``.
+
+Device comparisons (pure Python, so they run in the browser too)
+    ``sample_values(dt, n, seed)`` - the special values then deterministic pseudo-random ones;
+    :class:`View` - a strided view over a buffer of Python values (or raw bytes) that
+    ``on(device)`` makes bit for bit on any device, and ``views()`` its hypothesis strategy;
+    ``run_primitive`` calls a backend primitive into a fresh ``out``; :class:`Tol` states a
+    tolerance (``EXACT``: any NaN matches any NaN; ``BITS``: NaN payloads too; ULP, normwise
+    complex and relative bounds); ``assert_agree(got, want, tol)`` compares two tensors on any
+    devices (``mismatches`` on raw bytes; ``ordered_bits`` is the ULP distance's integer image);
+    ``both(prim, ...)`` runs a primitive on two devices and compares.  The op-record
+    conformance table built on them is ``tests/_op_records.py`` (docs/testing.md).
 """
 
 from __future__ import annotations
@@ -121,6 +135,46 @@ def _webgpu_device() -> Device | None:
 
 DEVICES: dict[str, Device] = _available_devices()
 BACKENDS = [pytest.param(dev, id=name) for name, dev in DEVICES.items()]
+# The device others are compared with: the NumPy CPU backend where NumPy imports, else the
+# pure-Python one (Pyodide).  OTHER_DEVICES: the rest, in DEVICES' order.
+REFERENCE_NAME = "numpy" if "numpy" in DEVICES else "python"
+REFERENCE: Device = DEVICES[REFERENCE_NAME]
+OTHER_DEVICES = [dev for name, dev in DEVICES.items() if name != REFERENCE_NAME]
+
+needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="the NumPy reference needs NumPy")
+
+
+def in_new_thread(fn):
+    """``fn()`` run in a fresh thread (which sees the process-wide settings, not this thread's
+    context-local ones); skips where there are no threads or they inherit the context."""
+    import sys
+    import threading
+
+    if sys.platform == "emscripten":
+        pytest.skip("no threads under Pyodide")
+    if getattr(sys.flags, "thread_inherit_context", 0):
+        pytest.skip("threads inherit the context in this interpreter")
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join()
+    return out[0]
+
+
+def assert_refuses_non_dtype(fn, bad) -> None:
+    """``fn(bad, int8)`` and ``fn(int8, bad)`` raise TypeError naming ``fn``, ``bad`` and what
+    is expected (for the functions of two dtypes: can_cast, promote_types)."""
+    for args in ((bad, wt.int8), (wt.int8, bad)):
+        with pytest.raises(TypeError) as info:
+            fn(*args)
+        msg = str(info.value)
+        assert msg.startswith(f"wt.{fn.__name__}:") and repr(bad) in msg
+        assert "a dtype or a tensor" in msg
+
+
+def device_name(device: Device) -> str:
+    """The key of ``device`` in DEVICES (numpy, python, webgpu)."""
+    return next(name for name, dev in DEVICES.items() if dev is device)
 
 
 @pytest.fixture(scope="session", params=BACKENDS, name="backend")
@@ -531,10 +585,7 @@ def ulps32(a, b):
 
 def ulps_apart32(a: float, b: float) -> int:
     """Distance in float32 steps between two Python floats (pure Python: runs anywhere)."""
-    def ordered(x):
-        k = struct.unpack("<I", struct.pack("<f", x))[0]
-        return -(k & 0x7FFFFFFF) if k >> 31 else k
-    return abs(ordered(a) - ordered(b))
+    return abs(ordered_bits(_pack_f32(a), 32) - ordered_bits(_pack_f32(b), 32))
 
 
 def _nan_mask(storage, dt):
@@ -625,3 +676,344 @@ def assert_complex_close(got, expected, dt, *, eps_factor=8, context="", inputs=
             rows.append(f"  at {j}: inputs ({ins}) got {got[j]!r} expected {expected[j]!r}")
         raise AssertionError(f"{context}: {int(bad.sum())} of {bad.size} complex elements "
                              f"differ beyond {eps_factor} eps\n" + "\n".join(rows))
+
+
+# -- inputs that exist on every device (pure Python) ------------------------------------------------
+
+def sample_values(dt, n: int, seed: int = 0) -> list:
+    """``special_values(dt)`` then ``n`` pseudo-random values exact in ``dt`` (deterministic):
+    integers half anywhere in range, half near zero (wrapped into range); floats 70 %
+    log-uniform magnitudes in e^(+-30), 30 % uniform in [-4, 4]; complex pairs of those."""
+    import random
+
+    rnd = random.Random(seed * 7919 + sum(dt.name.encode()))
+    vals = list(special_values(dt))
+    if dt.kind == "b":
+        return vals + [rnd.random() < 0.5 for _ in range(n)]
+    if dt.kind in "iu":
+        info = wt.iinfo(dt)
+        span = info.max - info.min + 1
+        return vals + [rnd.randint(info.min, info.max) if rnd.random() < 0.5 else
+                       (rnd.randint(-40, 40) - info.min) % span + info.min for _ in range(n)]
+    part = dt.real_dtype
+    rnd_part = ROUND_PY[part]
+    reals = [rnd_part(math.copysign(math.exp(rnd.uniform(-30, 30)), rnd.random() - 0.5)
+                      if rnd.random() < 0.7 else rnd.uniform(-4, 4)) for _ in range(n)]
+    if dt.kind == "f":
+        return vals + reals
+    return vals + [complex(r, reals[-i - 1]) for i, r in enumerate(reals)]
+
+
+class View:
+    """A strided view over a buffer of canonical Python values (or raw bytes), the same on every
+    device: ``on(device)`` makes the tensor there, bit for bit.
+
+    ``strides`` are in elements and may be 0 (broadcast) or negative; ``offset`` is where the
+    view starts in the buffer.
+    """
+
+    __slots__ = ("dt", "shape", "strides", "offset", "buffer", "raw", "weak")
+
+    def __init__(self, dt, shape, strides=None, offset=0, buffer=(), *, raw=None, weak=False):
+        from webtensor import shape as _s
+
+        self.dt, self.shape = dt, tuple(shape)
+        self.strides = _s.contiguous_strides(self.shape) if strides is None else tuple(strides)
+        self.offset, self.buffer, self.raw, self.weak = offset, list(buffer), raw, weak
+
+    @classmethod
+    def of(cls, dt, values, shape=None, *, weak=False) -> View:
+        """A contiguous view of ``values`` (shape defaults to 1-D)."""
+        return cls(dt, (len(values),) if shape is None else shape, None, 0, values, weak=weak)
+
+    def bytes(self) -> bytes:
+        from webtensor.backends import _pycodec
+
+        return self.raw if self.raw is not None else _pycodec.to_bytes(self.buffer, self.dt)
+
+    def on(self, device):
+        from webtensor.tensor import Tensor
+
+        data = device.backend.from_bytes(self.dt, self.bytes())
+        return Tensor._wrap(data, self.shape, self.dt, device, strides=self.strides,
+                            offset=self.offset, weak=self.weak)
+
+    @property
+    def values(self) -> list:
+        """The view's elements in C order (Python scalars)."""
+        from webtensor import shape as _s
+
+        buf = self.buffer
+        if self.raw is not None:
+            from webtensor.backends.cpu_python import PythonBackend
+
+            buf = PythonBackend().from_bytes(self.dt, self.raw)
+        return [buf[o] for o in _s.flat_offsets(self.shape, self.strides, self.offset)]
+
+    def element_bytes(self) -> bytes:
+        """The bytes of the view's elements in C order (what ``on(device).tobytes()`` gives on
+        a device that keeps every bit)."""
+        from webtensor import shape as _s
+
+        raw, size = self.bytes(), self.dt.itemsize
+        return b"".join(raw[o * size:(o + 1) * size]
+                        for o in _s.flat_offsets(self.shape, self.strides, self.offset))
+
+    def storage(self):
+        """The view's elements as a NumPy storage array (see :func:`storage_array`)."""
+        np = _numpy()
+        flat = np.frombuffer(self.bytes(), dtype=np_storage_dtype(self.dt))
+        from webtensor import shape as _s
+
+        idx = list(_s.flat_offsets(self.shape, self.strides, self.offset))
+        return flat[idx].reshape(self.shape) if idx else flat[:0].reshape(self.shape)
+
+    def __repr__(self) -> str:
+        return (f"View({self.dt.name}, shape={self.shape}, strides={self.strides}, "
+                f"offset={self.offset}, values={self.values!r}{', weak' if self.weak else ''})")
+
+
+def view_layout(shape, steps, pad: int):
+    """(strides, offset, buffer size) of a view with per-axis ``steps`` (0: broadcast, negative:
+    walking backwards) starting ``pad`` elements into its buffer."""
+    from webtensor import shape as _s
+
+    big = tuple(abs(s) * n if s else 1 for s, n in zip(steps, shape))
+    base = _s.contiguous_strides(big)
+    strides = tuple(s * b for s, b in zip(steps, base))
+    offset = pad
+    if _s.size_of(shape):
+        offset += sum((n - 1) * -st_ for n, st_ in zip(shape, strides) if st_ < 0)
+    return strides, offset, pad + _s.size_of(big)
+
+
+@st.composite
+def views(draw, dt, shape=None, *, max_dims=3, max_side=4, min_side=0, finite=False,
+          bound=None, contiguous=False, values=None):
+    """A :class:`View` of ``dt``: a drawn (or given) shape, per-axis steps in 1, 2, -1, -2 and 0
+    (a broadcast axis) with an offset (unless ``contiguous``), values from ``values`` or
+    :func:`dtype_values`."""
+    if shape is None:
+        shape = tuple(draw(st.lists(st.integers(min_side, max_side), max_size=max_dims)))
+    if contiguous:
+        steps, pad = (1,) * len(shape), 0
+    else:
+        steps = tuple(draw(st.sampled_from((1, 1, 2, -1, -2, 0))) for _ in shape)
+        pad = draw(st.sampled_from((0, 0, 1, 3)))
+    strides, offset, size = view_layout(shape, steps, pad)
+    strat = values if values is not None else dtype_values(dt, finite=finite, bound=bound)
+    buf = draw(st.lists(strat, min_size=size, max_size=size))
+    return View(dt, tuple(shape), strides, offset, buf)
+
+
+# -- running primitives and comparing devices (pure Python) -----------------------------------------
+
+# Primitives that take the op name before ``out``: ``unary(op, out, x)``.
+OP_FIRST = frozenset({"unary", "binary", "reduce", "arg_reduce", "scan"})
+
+
+def run_primitive(device, prim: str, out_shape, out_dt, *args, **kwargs):
+    """Backend primitive ``prim`` on ``device`` into a fresh ``out`` (placed after the op name
+    for the op-first primitives); :class:`View` arguments become tensors there.  An empty
+    ``out`` is not computed (the frontend never asks for one)."""
+    from webtensor.tensor import empty
+
+    args = [a.on(device) if isinstance(a, View) else a for a in args]
+    out = empty(tuple(out_shape), out_dt, device)
+    if not out.size:
+        return out
+    fn = getattr(device.backend, prim)
+    if prim in OP_FIRST:
+        fn(args[0], out, *args[1:], **kwargs)
+    else:
+        fn(out, *args, **kwargs)
+    return out
+
+
+class Tol:
+    """How far two devices' (or a device's and an oracle's) results may be apart.
+
+    Exact by default: identical bytes, except that any NaN matches any NaN (IEEE leaves a
+    computed NaN's sign and payload open).  ``nan_bits``: a NaN must keep its bits too (data
+    movement, exact arithmetic), or ``"unless both inputs are NaN"`` with the string
+    ``"inputs"`` (which NaN an op on two NaNs returns is up to the hardware).  ``ulp``: float
+    parts within that many units in the last place (infinities exact, zeros of either sign
+    match); ``ulp_at_inputs``: measured in float32 ULP of ``max(|want|, |inputs|)`` (results
+    that cancel).  ``complex_eps``: complex elements normwise, ``|got - want| <= complex_eps *
+    eps * max(|want|, tiny)`` where ``want`` is finite; where it is not, ``got`` must be NaN or
+    infinite like it (C99 Annex G special cases).  ``rel_eps``: floats within ``rel_eps * eps *
+    max|want|`` (accumulations whose order differs between devices).  ``zero_sign=False``: +0
+    and -0 match.
+    """
+
+    __slots__ = ("ulp", "complex_eps", "rel_eps", "nan_bits", "zero_sign", "ulp_at_inputs")
+
+    def __init__(self, ulp=0, *, complex_eps=0, rel_eps=0, nan_bits=False, zero_sign=True,
+                 ulp_at_inputs=False):
+        self.ulp, self.complex_eps, self.rel_eps = ulp, complex_eps, rel_eps
+        self.nan_bits, self.zero_sign, self.ulp_at_inputs = nan_bits, zero_sign, ulp_at_inputs
+
+    def __repr__(self) -> str:
+        parts = [f"{k}={getattr(self, k)!r}" for k in self.__slots__
+                 if getattr(self, k) != Tol.DEFAULTS[k]]
+        return f"Tol({', '.join(parts)})"
+
+
+Tol.DEFAULTS = {"ulp": 0, "complex_eps": 0, "rel_eps": 0, "nan_bits": False, "zero_sign": True,
+                "ulp_at_inputs": False}
+EXACT = Tol()  # identical bytes, any NaN matching any NaN
+BITS = Tol(nan_bits=True)  # identical bytes
+
+
+def _words(raw: bytes, size: int) -> list:
+    return memoryview(raw).cast({1: "B", 2: "H", 4: "I", 8: "Q"}[size]).tolist()
+
+
+def _float_of_bits(bits: int, dt) -> float:
+    if dt is wt.bfloat16:
+        return _unpack_f32(bits << 16)
+    code = {wt.float16: "<He", wt.float32: "<If", wt.float64: "<Qd"}[dt]
+    return struct.unpack(code[2], struct.pack(code[:2], bits))[0]
+
+
+def ordered_bits(bits: int, width: int) -> int:
+    """A float's bit pattern as an integer that orders like the values (+-0 -> 0), so that the
+    distance of two finite floats in ULP is the difference of their images."""
+    sign = 1 << (width - 1)
+    return -(bits & (sign - 1)) if bits & sign else bits
+
+
+def _ulp32_at(x: float) -> float:
+    """The float32 ULP at magnitude ``x``."""
+    x = abs(x)
+    if not math.isfinite(x):
+        return math.inf
+    e = math.frexp(x)[1] if x else -125
+    return 2.0 ** (max(e, -125) - 24)
+
+
+def _complex_close(g: complex, w: complex, bound: float, tiny: float) -> bool:
+    def nan(z):
+        return z.real != z.real or z.imag != z.imag
+
+    def inf(z):
+        return math.isinf(z.real) or math.isinf(z.imag)
+
+    if not (nan(w) or inf(w)):
+        return not (nan(g) or inf(g)) and abs(g - w) <= bound * max(abs(w), tiny)
+    return (nan(g) and nan(w)) or (inf(g) and inf(w))
+
+
+def mismatches(got: bytes, want: bytes, dt, tol: Tol = EXACT, *, inputs=None) -> list:
+    """Indices of the elements where two buffers of ``dt`` disagree beyond ``tol`` (pure
+    Python).  ``inputs``: per element, the input values (for ``nan_bits="inputs"`` and
+    ``ulp_at_inputs``)."""
+    if dt.kind not in "fc":
+        g, w = _words(got, dt.itemsize), _words(want, dt.itemsize)
+        return [i for i, (a, b) in enumerate(zip(g, w)) if a != b]
+    part = dt.real_dtype
+    mant, exp_bits, width = FLOAT_FORMAT[part]
+    g, w = _words(got, width // 8), _words(want, width // 8)
+    nparts = 2 if dt.kind == "c" else 1
+    fi = wt.finfo(part)
+    exp_mask = ((1 << exp_bits) - 1) << mant
+    man_mask = (1 << mant) - 1
+    sign = 1 << (width - 1)
+
+    def is_nan(b):
+        return b & exp_mask == exp_mask and b & man_mask
+
+    def is_inf(b):
+        return b & exp_mask == exp_mask and not b & man_mask
+
+    def both_inputs_nan(e):
+        vals = inputs[e]
+        return all(v != v for v in vals)
+
+    if nparts == 2 and (tol.complex_eps or tol.rel_eps):
+        def value(words, e):
+            return complex(_float_of_bits(words[2 * e], part), _float_of_bits(words[2 * e + 1],
+                                                                               part))
+        n = len(w) // 2
+        if tol.rel_eps:
+            mags = [abs(value(w, e)) for e in range(n)]
+            scale = max([m for m in mags if math.isfinite(m)] + [1.0])
+        bad = []
+        for e in range(n):
+            if g[2 * e] == w[2 * e] and g[2 * e + 1] == w[2 * e + 1]:
+                continue
+            gv, wv = value(g, e), value(w, e)
+            if tol.complex_eps:
+                ok = _complex_close(gv, wv, tol.complex_eps * fi.eps, fi.smallest_normal)
+            else:
+                ok = (_complex_close(gv, wv, 0.0, 0.0) if not math.isfinite(abs(wv))
+                      else abs(gv - wv) <= tol.rel_eps * fi.eps * scale)
+            if not ok:
+                bad.append(e)
+        return bad
+    if tol.rel_eps:
+        vals = [_float_of_bits(b, part) for b in w]
+        scale = max([abs(v) for v in vals if math.isfinite(v)] + [1.0])
+    bad = []
+    for i, (a, b) in enumerate(zip(g, w)):
+        if a == b:
+            continue
+        e = i // nparts
+        if bad and bad[-1] == e:
+            continue
+        na, nb = is_nan(a), is_nan(b)
+        if na or nb:
+            ok = na and nb and (not tol.nan_bits or (tol.nan_bits == "inputs"
+                                                     and both_inputs_nan(e)))
+        elif not tol.zero_sign and not (a & ~sign) and not (b & ~sign):
+            ok = True
+        elif is_inf(a) or is_inf(b):
+            ok = False
+        elif tol.ulp_at_inputs:
+            fa, fb = _float_of_bits(a, part), _float_of_bits(b, part)
+            mag = max([abs(fb)] + [abs(v) for v in inputs[e] if math.isfinite(v)])
+            ok = abs(fa - fb) / _ulp32_at(mag) <= tol.ulp
+        elif tol.ulp:
+            ok = abs(ordered_bits(a, width) - ordered_bits(b, width)) <= tol.ulp
+        elif tol.rel_eps:
+            fa, fb = _float_of_bits(a, part), _float_of_bits(b, part)
+            ok = abs(fa - fb) <= tol.rel_eps * fi.eps * scale
+        else:
+            ok = False
+        if not ok:
+            bad.append(e)
+    return bad
+
+
+def assert_agree(got, want, tol: Tol = EXACT, context: str = "", *, inputs=None) -> None:
+    """Two tensors (any devices) have the same shape and dtype and agree within ``tol``
+    (see :class:`Tol`); the message shows the first differing elements."""
+    assert got.shape == want.shape and got.dtype is want.dtype, (
+        f"{context}: got {got.dtype.name}{list(got.shape)}, want {want.dtype.name}"
+        f"{list(want.shape)}")
+    gb, wb = got.tobytes(), want.tobytes()
+    if gb == wb:
+        return
+    bad = mismatches(gb, wb, got.dtype, tol, inputs=inputs)
+    if bad:
+        gv, wv = got._backend.to_values(got), want._backend.to_values(want)
+        rows = [f"  [{e}] got {gv[e]!r} want {wv[e]!r}"
+                + (f" inputs {inputs[e]!r}" if inputs is not None else "") for e in bad[:5]]
+        raise AssertionError(f"{context}: {len(bad)} of {len(gv)} elements differ ({tol!r} on "
+                             f"{got.device.name} vs {want.device.name})\n" + "\n".join(rows))
+
+
+def both(prim: str, out_shape, out_dt, *args, tol: Tol = EXACT, context: str = "",
+         devices=None, **kwargs):
+    """Primitive ``prim`` on two devices (default: the reference CPU device and the first
+    other device; :class:`View` arguments become tensors on each) and the results compared
+    with :func:`assert_agree`.  Returns ``(reference result, other result)``."""
+    ref, dev = devices if devices is not None else (REFERENCE, OTHER_DEVICES[0])
+    outs = [run_primitive(d, prim, out_shape, out_dt, *args, **kwargs) for d in (ref, dev)]
+    assert_agree(outs[1], outs[0], tol, context or prim)
+    return outs[0], outs[1]
+
+
+def routed_calls(device) -> int:
+    """How many primitive calls ``device`` has routed to the CPU so far (0 off webgpu)."""
+    return sum(getattr(device.backend, "routed", {}).values())

@@ -1,26 +1,23 @@
 """Helpers for the statistical / searching / sorting / set / utility tests.
 
-* ``DEV_PARAMS`` - params for a session fixture over both CPU backends; the pure-Python one is a
-  skipped param (with the reason) while ``webtensor.backends.cpu_python`` does not import.
 * ``cases(...)`` - a hypothesis strategy of ``Case`` (dtype, NumPy storage array, layout): any
   shape incl. 0-d and size-0, drawn as contiguous or strided (negative steps too) views.
 * ``make(case, dev)`` builds the tensor; ``vals(case)`` gives the values NumPy computes with
   (bfloat16 as float32).
 * ``check_exact`` / ``check_close`` compare a tensor with a NumPy reference.
-* ``dev_fixture`` (import it to get the ``dev`` fixture), ``needs_numpy``, ``np`` (None under Pyodide), ``SETTINGS``.
+* ``np`` (None under Pyodide), ``SETTINGS``.  The ``dev`` fixture (every device) is in
+  conftest.py, ``needs_numpy`` in _oracle.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 
 import webtensor as wt
 from _oracle import (
-    DEVICES,
     assert_same_values,
     compute_values,
     dtype_values,
@@ -34,39 +31,12 @@ from _oracle import (
     to_storage,
 )
 
-
-def _python_param():
-    if "python" in DEVICES:
-        return pytest.param(DEVICES["python"], id="python")
-    return pytest.param(None, id="python", marks=pytest.mark.skip(
-        reason="webtensor.backends.cpu_python.PythonBackend is not importable yet"))
-
-
-def _numpy_param():
-    if "numpy" in DEVICES:
-        return pytest.param(DEVICES["numpy"], id="numpy")
-    return pytest.param(None, id="numpy", marks=pytest.mark.skip(reason="NumPy not installed"))
-
-
-DEV_PARAMS = [_numpy_param(), _python_param()] + (
-    [pytest.param(DEVICES["webgpu"], id="webgpu")] if "webgpu" in DEVICES else [])
-
-
 try:
     import numpy as np
 except ImportError:  # Pyodide without NumPy: the NumPy-free tests still run
     np = None
 
-# The reference oracles need NumPy; semantic and error tests below do not.
-needs_numpy = pytest.mark.skipif(np is None, reason="needs NumPy for the reference results")
-
 SETTINGS = settings(max_examples=40, deadline=None)
-
-
-@pytest.fixture(name="dev", scope="session", params=DEV_PARAMS)
-def dev_fixture(request):
-    """Each device: the CPU backends (NumPy, pure Python) and webgpu when an adapter exists."""
-    return request.param
 
 
 INTS = tuple(wt.all_int_dtypes)

@@ -1,15 +1,18 @@
-"""Helpers shared by the manipulation and indexing tests: random storage, tensors over it
-(0-d kept 0-d), and a bit-exact comparison with a NumPy result."""
+"""Helpers shared by the manipulation and indexing tests: the dtypes and settings they draw
+with, random storage, tensors over it (0-d kept 0-d), and a bit-exact comparison with a NumPy
+result."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
 from _oracle import (
+    BACKENDS,
     assert_same_values,
     layouts,
     np_storage_dtype,
@@ -21,6 +24,15 @@ from _oracle import (
 # The dtypes the view tests draw from: one per storage width and kind.
 VIEW_DTYPES = [wt.bool, wt.int8, wt.uint16, wt.int64, wt.float16, wt.bfloat16, wt.float32,
                wt.complex64]
+dtypes = st.sampled_from(VIEW_DTYPES)
+# ``pytestmark = ON_EVERY_BACKEND``: every test of the module runs once per device
+# (``backend`` is the Device).
+ON_EVERY_BACKEND = pytest.mark.parametrize("backend", BACKENDS)
+
+
+def view_settings(max_examples: int):
+    return settings(max_examples=max_examples, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _np():

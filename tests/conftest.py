@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import webtensor as wt
+from _oracle import BACKENDS
 from webtensor import dtypes as _dtypes
 
 # Timing varies a lot between CPython, Pyodide (WebAssembly) and a busy 2-core CI machine:
@@ -25,6 +26,12 @@ settings.load_profile(os.environ.get("WEBTENSOR_HYPOTHESIS", "ci" if _CI else "w
 # which only changes the default CPU backend, so the GPU part would repeat the first run).
 if os.environ.get("WEBTENSOR_TEST_WEBGPU") == "0":
     collect_ignore_glob = ["test_webgpu*.py"]
+
+
+@pytest.fixture(scope="module", params=BACKENDS, name="dev")
+def dev_fixture(request):
+    """Each device: numpy-cpu, python-cpu and webgpu where an adapter exists (``_oracle``)."""
+    return request.param
 
 
 @pytest.fixture(autouse=True)

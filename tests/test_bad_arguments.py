@@ -14,7 +14,6 @@ import inspect
 import pytest
 
 import webtensor as wt
-from _oracle import BACKENDS
 from webtensor.api import (
     creation,
     datatypes,
@@ -208,10 +207,6 @@ def kinds_of(name):
         return TF_KINDS
     return RANDOM_KINDS if name.startswith("random.") else KINDS
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 def _call_parts(fn, name, dev):

@@ -27,10 +27,6 @@ NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "a
                "acosh": "arccosh", "atanh": "arctanh"}
 
 
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
-
 
 def same(got: complex, want: complex, rel: float = 0.0, zero_signs: bool = True) -> bool:
     """Parts equal, the sign of zeros and infinities included; any NaN matches any NaN;

@@ -17,16 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import BACKENDS, bf16_round
+from _oracle import backend_fixture, bf16_round  # noqa: F401 - registers `backend`
 
 SETTINGS = settings(max_examples=50, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-
-@pytest.fixture(scope="session", params=BACKENDS)
-def backend(request):
-    """A CPU device per available backend (NumPy, pure Python)."""
-    return request.param
 
 
 def _np():

@@ -13,17 +13,13 @@ import gc
 import pytest
 
 import webtensor as wt
-from _oracle import BACKENDS, DEVICES
+from _oracle import DEVICES
 from webtensor import _dlpack
 
 np = pytest.importorskip("numpy")
 
 NUMPY_DTYPES = [dt for dt in wt.all_dtypes if dt is not wt.bfloat16]  # NumPy has no bfloat16
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 def _numpy_device():

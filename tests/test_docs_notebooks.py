@@ -42,10 +42,10 @@ def test_there_are_notebooks():
 
 
 # the NumPy CPU backend and webgpu (the pure-Python backend would train for minutes)
-DEVICES = [p for p in BACKENDS if p.id != "python"]
+NOTEBOOK_DEVICES = [p for p in BACKENDS if p.id != "python"]
 
 
-@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("dev", NOTEBOOK_DEVICES)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path, dev):
     ns, shown = run_notebook(path, dev)

@@ -19,16 +19,12 @@ import pytest
 
 import test_bad_arguments as _bad
 import webtensor as wt
-from _oracle import BACKENDS, DEVICES
+from _oracle import DEVICES
 
 CATEGORIES = {"valid": wt.all_dtypes, "numeric": wt.all_numeric_dtypes,
               "int": wt.all_int_dtypes, "float": wt.all_float_dtypes,
               "uint": wt.all_uint_dtypes, "complex": wt.all_complex_dtypes}
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 # -- valid dtypes per device --------------------------------------------------------------------

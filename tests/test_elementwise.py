@@ -1,4 +1,11 @@
-"""Elementwise functions, clip/where and the Tensor operators, on every CPU backend.
+"""Elementwise functions, clip/where and the Tensor operators, on every device.
+
+Every op on every dtype it accepts, against NumPy and between devices (special values all
+against all, samples, views, random shapes, mixed dtypes and weak operands), is the op-record
+table's job: tests/_op_records.py (its oracle, ``check_result``, is the one used here) run by
+test_conformance.py.  This module tests the rules around the ops: refusals, Python scalar
+operands in every promotion mode, hand-written exact cases, result dtypes and weak flags, the
+operators, clip and where with mixed operands, axis names.
 
 What the oracles expect (``webtensor.ops`` is the spec; NumPy gives the values):
 
@@ -20,9 +27,6 @@ What the oracles expect (``webtensor.ops`` is the spec; NumPy gives the values):
   of multi-step formulas (multiply, divide, sqrt, sign, the transcendental functions) are
   compared normwise (a few eps of |expected|) on finite inputs, since componentwise ULP is not
   what complex libraries guarantee.
-* When both CPU backends are present they must also agree with each other bit for bit on every
-  edge case (NaN payload/sign aside; float64 transcendental functions within 1 ULP; complex
-  multi-step results normwise, infinities and NaNs included).
 * Where webtensor defines what NumPy refuses or leaves to the platform: integer ``pow`` with a
   negative exponent is the truncated ``1 / x1**-x2`` (1 for 1, +-1 for -1, 0 otherwise, 0 ** -n
   included) where NumPy raises; integer division and modulo by zero give 0; shifts by the bit
@@ -44,11 +48,16 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
+from _op_records import (
+    COMPLEX_BOUND,
+    COMPLEX_EXACT,
+    accepted,
+    check_result,
+    result_rule,
+    values_strategy,
+)
 from _oracle import (
     ALL_DTYPES,
-    DEVICES,
-    HAS_NUMPY,
-    assert_complex_close,
     assert_same_values,
     backend_fixture,  # noqa: F401 - registers the `backend` fixture
     bf16_round_py,
@@ -56,11 +65,11 @@ from _oracle import (
     compute_values,
     dtype_values,
     layouts,
+    needs_numpy,
     ref_cast,
     same_float,
     shapes,
     size_of,
-    special_values,
     storage_array,
     tensor_from_storage,
     tensor_storage,
@@ -75,7 +84,6 @@ BINARY = sorted(op.name for op in ops.BINARY)
 MODES = ("standard", "numpy", "all", "safe", "strict")
 WEAKABLE = (wt.int32, wt.float32, wt.complex64)  # weak tensors exist at the default dtypes
 
-needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="the NumPy oracle needs NumPy")
 # Deterministic (derandomize), no example database, and no shrinking: a failure reports the
 # drawn dtypes/shapes/values as found, and the suite's runtime stays bounded even when failing.
 PROPERTY = settings(max_examples=12, deadline=None, derandomize=True, database=None,
@@ -83,273 +91,13 @@ PROPERTY = settings(max_examples=12, deadline=None, derandomize=True, database=N
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much])
 
-# Complex ops whose result is computed part by part (compared exactly, inf/nan inputs included);
-# every other complex op is compared normwise on finite inputs bounded by COMPLEX_BOUND.
-COMPLEX_EXACT = {"add", "subtract", "negative", "positive", "conj", "real", "imag", "round",
-                 "complex",
-                 "equal", "not_equal", "isfinite", "isinf", "isnan", "logical_not",
-                 "logical_and", "logical_or", "logical_xor"}
-COMPLEX_BOUND = 8.0
-TRANSCENDENTAL_ULP = 2
-
 
 def fn(name):
     return getattr(wt, name)
 
 
-def accepted(op) -> list:
-    return [dt for dt in ALL_DTYPES if dt.kind in op.kinds]
-
-
 def refused(op) -> list:
     return [dt for dt in ALL_DTYPES if dt.kind not in op.kinds]
-
-
-def float_compute_dtype(dt):
-    """The dtype rule ``float`` computes ``dt`` in."""
-    if dt.kind in "fc":
-        return dt
-    return wt.float64 if wt.get_promotion_mode() == "numpy" else wt.default_float_dtype()
-
-
-def result_rule(op, dt, weak):
-    """(compute dtype, output dtype, weak) of ``op`` on the promoted ``(dt, weak)``, by the rules
-    in webtensor.ops; None when the op refuses dt's kind."""
-    if dt.kind not in op.kinds:
-        return None
-    compute = float_compute_dtype(dt) if op.result == "float" else dt
-    out = {"bool": wt.bool, "real": compute.real_dtype,
-           "complex": compute.complex_dtype}.get(op.result, compute)
-    return compute, out, bool(weak) and out is not wt.bool
-
-
-def expected_binary(op, a, b):
-    dt, weak = wt.result_type(a, b, return_weak_type_flag=True)
-    return dt, result_rule(op, dt, weak)
-
-
-def is_complex_hard(name, compute) -> bool:
-    return compute.kind == "c" and name not in COMPLEX_EXACT
-
-
-# -- the NumPy reference ----------------------------------------------------------------------------
-
-_REF = None
-
-
-def ref_table():
-    """name -> f(compute_dtype, *values) with NumPy (values already in the compute dtype)."""
-    global _REF
-    if _REF is not None:
-        return _REF
-    import numpy as np
-
-    def ints_identity(f):
-        return lambda c, a: a.copy() if c.kind in "biu" else f(a)
-
-    def logical(f):
-        return lambda c, *a: f(*[x != 0 for x in a])
-
-    def predicate(f, for_ints):
-        return lambda c, a: np.full(a.shape, for_ints) if c.kind in "biu" else f(a)
-
-    def int_pow(c, a, b):
-        if c.kind not in "iu":
-            return np.power(a, b)
-        info = wt.iinfo(c)
-        a, b = np.broadcast_arrays(a, b)
-        out = []
-        for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist()):
-            if y < 0:
-                r = 1 if x == 1 else ((-1) ** (-y) if x == -1 else 0)
-            else:
-                r = pow(x, y, 1 << c.bits)
-            r &= (1 << c.bits) - 1
-            if c.kind == "i" and r > info.max:
-                r -= 1 << c.bits
-            out.append(r)
-        return np.array(out, dtype=np.dtype(c.name)).reshape(a.shape)
-
-    def nextafter(c, a, b):
-        if c is not wt.bfloat16:
-            return np.nextafter(a, b)
-        # bfloat16 neighbours, on the bits (values arrive as float32).
-        a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
-        bits = (a.view(np.uint32) >> 16).astype(np.int64)
-        step = np.where((a < b) == (a > 0), 1, -1)
-        stepped = np.where(a == 0, np.where(b > 0, 1, 0x8001), bits + step)
-        out = (stepped.astype(np.uint32) << 16).view(np.float32)
-        out = np.where(a == b, b, out)
-        return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), out).astype(np.float32)
-
-    def signbit(c, a):
-        if c.kind == "u":
-            return np.zeros(a.shape, bool)
-        if c.kind == "i":
-            return a < 0
-        return np.signbit(a)
-
-    plain = {
-        "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
-        "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "cos": np.cos,
-        "cosh": np.cosh, "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
-        "log2": np.log2, "log10": np.log10, "sin": np.sin, "sinh": np.sinh, "sqrt": np.sqrt,
-        "tan": np.tan, "tanh": np.tanh, "negative": np.negative, "positive": np.positive,
-        "square": np.square, "sign": np.sign, "conj": np.conj, "bitwise_invert": np.invert,
-        "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
-        "remainder": np.remainder, "maximum": np.maximum,
-        "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin, "gcd": np.gcd, "lcm": np.lcm,
-        "atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign,
-        "logaddexp": np.logaddexp, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
-        "bitwise_xor": np.bitwise_xor, "bitwise_left_shift": np.left_shift,
-        "bitwise_right_shift": np.right_shift, "equal": np.equal, "not_equal": np.not_equal,
-        "less": np.less, "less_equal": np.less_equal, "greater": np.greater,
-        "greater_equal": np.greater_equal,
-    }
-    def floor_divide(c, a, b):
-        """NumPy's floor_divide with the Array API's special cases for infinite operands
-        (NumPy gives NaN for inf // finite and -1.0 for 1 // -inf)."""
-        out = np.floor_divide(a, b)
-        if c.kind != "f":
-            return out
-        negative = np.signbit(a) != np.signbit(b)
-        inf_by_finite = np.isinf(a) & np.isfinite(b) & (b != 0)
-        finite_by_inf = np.isfinite(a) & (a != 0) & np.isinf(b)
-        out = np.where(inf_by_finite, np.where(negative, -np.inf, np.inf), out)
-        return np.where(finite_by_inf, np.where(negative, -0.0, 0.0), out).astype(out.dtype)
-
-    def plain_op(f):
-        return lambda c, *a: f(*a)
-
-    table = {name: plain_op(f) for name, f in plain.items()}
-    table.update({
-        "reciprocal": lambda c, a: np.divide(np.ones_like(a), a),
-        "ceil": ints_identity(np.ceil), "floor": ints_identity(np.floor),
-        "trunc": ints_identity(np.trunc), "round": ints_identity(np.round),
-        "real": lambda c, a: np.real(a).copy(),
-        "imag": lambda c, a: np.imag(a).copy() if c.kind == "c" else np.zeros_like(a),
-        "isfinite": predicate(np.isfinite, True), "isinf": predicate(np.isinf, False),
-        "isnan": predicate(np.isnan, False), "signbit": signbit,
-        "logical_not": logical(np.logical_not), "logical_and": logical(np.logical_and),
-        "logical_or": logical(np.logical_or), "logical_xor": logical(np.logical_xor),
-        "pow": int_pow, "nextafter": nextafter, "floor_divide": floor_divide,
-    })
-    table.update(_nx_references())
-    assert set(table) == set(ops.ELEMENTWISE), set(ops.ELEMENTWISE) ^ set(table)
-    _REF = table
-    return table
-
-
-def _nx_references():
-    """The ops webtensor.nx added, with SciPy as the oracle where NumPy has no function."""
-    import numpy as np
-
-    special = pytest.importorskip("scipy.special")
-
-    def bits(c, a, count):
-        width = np.dtype(c.name).itemsize * 8
-        u = a.astype(np.dtype(c.name)).view(f"u{width // 8}")
-        return np.array([count(int(v), width) for v in u.reshape(-1)],
-                        dtype=np.dtype(c.name)).reshape(a.shape)
-
-    def sigmoid(c, a):
-        return special.expit(a)
-
-    def complex_(c, a, b):  # the parts are placed, not computed (inf + 1j * inf has a NaN)
-        a, b = np.broadcast_arrays(a, b)
-        out = np.empty(a.shape, np.complex128 if c is wt.float64 else np.complex64)
-        out.real, out.imag = a, b
-        return out
-
-    return {
-        "cbrt": lambda c, a: np.cbrt(a), "erf": lambda c, a: special.erf(a),
-        "erfc": lambda c, a: special.erfc(a), "erf_inv": lambda c, a: special.erfinv(a),
-        "rsqrt": lambda c, a: np.divide(1.0, np.sqrt(a)), "sigmoid": sigmoid,
-        "phase": lambda c, a: np.angle(a) if c.kind == "c" else np.arctan2(np.zeros_like(a), a),
-        "count_leading_zeros": lambda c, a: bits(c, a, lambda v, w: w - v.bit_length()),
-        "population_count": lambda c, a: bits(c, a, lambda v, w: bin(v).count("1")),
-        "complex": complex_,
-    }
-
-
-def reference(name, inputs, compute, out_dt, shape):
-    """Expected storage array: ``inputs`` are (storage array, dtype) pairs or Python scalars."""
-    import numpy as np
-
-    vals = []
-    for item in inputs:
-        if isinstance(item, tuple):
-            storage, dt = item
-            vals.append(ref_cast(compute_values(storage, dt), compute))
-        else:
-            vals.append(ref_cast(np.asarray(scalar_as_numpy(item, compute)), compute))
-    ref_dt = compute
-    if name in ops.TRANSCENDENTAL and compute in _WIDEN:
-        # NumPy's float32 SIMD functions are up to ~8 ULP off where the result cancels (e.g.
-        # logaddexp near 0), so the oracle computes in float64 and rounds once to the dtype.
-        ref_dt = _WIDEN[compute]
-        vals = [ref_cast(v, ref_dt) for v in vals]
-    with np.errstate(all="ignore"):
-        res = ref_table()[name](ref_dt, *vals)
-    out = to_storage(ref_cast(np.asarray(res), out_dt), out_dt)
-    return np.broadcast_to(out, shape)
-
-
-_WIDEN = {wt.float16: wt.float64, wt.bfloat16: wt.float64, wt.float32: wt.float64,
-          wt.complex64: wt.complex128}
-
-
-def scalar_as_numpy(v, compute):
-    """A Python scalar as the NumPy value it stands for before conversion to ``compute``."""
-    import numpy as np
-
-    if isinstance(v, bool):
-        return np.bool_(v)
-    if isinstance(v, int):
-        if compute.kind in "iu":
-            return np.array(v, dtype=np.dtype(compute.name))  # range-checked by then
-        return np.float64(float(v))
-    if isinstance(v, float):
-        return np.float64(v)
-    return np.complex128(v)
-
-
-def check_result(name, got, inputs, compute, out_dt, *, context=""):
-    """Compare ``got`` with the NumPy reference under the tolerances of the module docstring."""
-    import numpy as np
-
-    expected = reference(name, inputs, compute, out_dt, got.shape)
-    actual = tensor_storage(got)
-    raw = [compute_values(*it) if isinstance(it, tuple) else it for it in inputs]
-    if out_dt.kind == "c" and is_complex_hard(name, compute):
-        factor = 64 if name == "pow" else (16 if name in ops.TRANSCENDENTAL else 8)
-        assert_complex_close(actual, expected, out_dt, eps_factor=factor, context=context,
-                             inputs=raw)
-        return
-    ulp = 0
-    if out_dt.kind in "fc" and (name in ops.TRANSCENDENTAL or (name == "abs" and
-                                                             compute.kind == "c")):
-        ulp = TRANSCENDENTAL_ULP
-    if name in ("maximum", "minimum", "fmax", "fmin") and out_dt.kind == "f":
-        # max(+0, -0): either zero is correct (the Array API leaves it unspecified).
-        zeros = [compute_values(it[0], it[1]) == 0 if isinstance(it, tuple) else
-                 np.asarray(it == 0) for it in inputs]
-        both_zero = np.broadcast_to(np.logical_and(*zeros), actual.shape)
-        either = both_zero & (compute_values(actual, out_dt) == 0)
-        actual = np.where(either, expected, actual)
-    assert_same_values(actual, expected, out_dt, ulp=ulp, context=context, inputs=raw)
-
-
-def values_strategy(dt, compute, name):
-    """Input values: everything, except that normwise-compared complex ops get bounded finite
-    values (their special cases follow C99 Annex G, which we do not compare)."""
-    if compute.kind == "c" and name not in COMPLEX_EXACT:
-        if dt.kind in "iu":
-            info = wt.iinfo(dt)
-            return st.integers(max(info.min, -100), min(info.max, 100))
-        if dt.kind in "fc":
-            return dtype_values(dt, finite=True, bound=COMPLEX_BOUND)
-    return dtype_values(dt)
 
 
 def draw_tensor(data, dt, shape, device, compute, name, *, weak=False):
@@ -391,141 +139,6 @@ def test_op_table_is_complete():
         assert op.result in ("same", "float", "bool", "real", "complex")
     assert ops.TRANSCENDENTAL <= set(ops.ELEMENTWISE)
     assert {"clip", "where"} <= set(dir(wt))
-
-
-# -- deterministic edge cases, every op x accepted dtype --------------------------------------------
-
-ACCEPTED = [(name, dt) for name in OPS for dt in accepted(ops.ELEMENTWISE[name])]
-
-
-@needs_numpy
-@pytest.mark.parametrize(("name", "dt"), ACCEPTED, ids=[f"{n}-{d}" for n, d in ACCEPTED])
-def test_special_values_match_numpy(backend, name, dt):
-    """NaN of both signs, +-inf, +-0, subnormals, extremes, zero divisors: all against all."""
-    import numpy as np
-
-    op = ops.ELEMENTWISE[name]
-    _, out_dt, _ = result_rule(op, dt, False)
-    compute = result_rule(op, dt, False)[0]
-    hard = is_complex_hard(name, compute) or (dt.kind == "c" and name not in COMPLEX_EXACT)
-    vals = special_values(dt, finite=hard)
-    if hard:
-        vals = [v for v in vals if abs(v.real) <= COMPLEX_BOUND and abs(v.imag) <= COMPLEX_BOUND]
-    storage = storage_array(vals, dt)
-    if op.arity == 1:
-        x = tensor_from_storage(storage, dt, backend)
-        got = fn(name)(x)
-        inputs = [(storage, dt)]
-    else:
-        a = storage.reshape(-1, 1)
-        b = storage.reshape(1, -1)
-        x1 = tensor_from_storage(a, dt, backend)
-        x2 = tensor_from_storage(b, dt, backend)
-        got = fn(name)(x1, x2)
-        inputs = [(a, dt), (b, dt)]
-        assert got.shape == (len(vals), len(vals))
-    assert got.dtype is out_dt, (got.dtype, out_dt)
-    assert got.device is backend
-    check_result(name, got, inputs, compute, out_dt, context=f"{name}({dt})")
-    # inputs are never modified
-    assert np.array_equal(tensor_storage(x if op.arity == 1 else x1).view(np.uint8),
-                          (storage if op.arity == 1 else a).view(np.uint8))
-
-
-def _grid_operands(name, dt, device):
-    """The special-values grid of ``dt`` as operands of ``name`` (all against all if binary)."""
-    import numpy as np
-
-    storage = storage_array(special_values(dt), dt)
-    if ops.ELEMENTWISE[name].arity == 1:
-        return [tensor_from_storage(storage, dt, device)]
-    return [tensor_from_storage(storage.reshape(-1, 1), dt, device),
-            tensor_from_storage(np.ascontiguousarray(storage[::-1]).reshape(1, -1), dt, device)]
-
-
-@needs_numpy
-@pytest.mark.skipif(len(DEVICES) < 2, reason="needs both CPU backends")
-@pytest.mark.parametrize(("name", "dt"), ACCEPTED, ids=[f"{n}-{d}" for n, d in ACCEPTED])
-def test_backends_agree_bit_for_bit(name, dt):
-    """The NumPy and pure-Python backends give identical bytes on every edge case (DESIGN:
-    "same answer on every device"); only the payload and sign of a NaN may differ (IEEE leaves
-    them open; Python's math module cannot produce the x86 default NaN).  float64
-    transcendental functions may differ by an ULP (different libm implementations).  Complex
-    results of multi-step formulas are compared normwise, NaN/inf inputs included: where one
-    backend's result is finite the other's must be close, else both must be non-finite."""
-    import numpy as np
-
-    results = []
-    for dev in (DEVICES["numpy"], DEVICES["python"]):
-        got = fn(name)(*_grid_operands(name, dt, dev))
-        results.append(tensor_storage(got))
-        out_dt = got.dtype
-    context = f"{name}({dt}): python backend vs numpy backend"
-    inputs = [compute_values(tensor_storage(t), dt)
-              for t in _grid_operands(name, dt, DEVICES["numpy"])]
-    assert np.shape(results[0]) == np.shape(results[1])
-    if out_dt.kind == "c" and name not in COMPLEX_EXACT:
-        factor = 64 if name == "pow" else (16 if name in ops.TRANSCENDENTAL else 8)
-        assert_complex_close(results[1], results[0], out_dt, eps_factor=factor,
-                             context=context, inputs=inputs)
-        return
-    ulp = 1 if name in ops.TRANSCENDENTAL and out_dt.real_dtype is wt.float64 else 0
-    if name == "abs" and dt.kind == "c":
-        ulp = TRANSCENDENTAL_ULP
-    assert_same_values(results[1], results[0], out_dt, ulp=ulp, context=context, inputs=inputs)
-
-
-# -- hypothesis: random dtypes, shapes, layouts, weak flags -----------------------------------------
-
-@needs_numpy
-@pytest.mark.parametrize("name", UNARY)
-@PROPERTY
-@given(data=st.data())
-def test_unary_matches_numpy(backend, name, data):
-    op = ops.ELEMENTWISE[name]
-    dt = data.draw(st.sampled_from(accepted(op)), label="dtype")
-    weak = dt in WEAKABLE and data.draw(st.booleans(), label="weak")
-    compute, out_dt, exp_weak = result_rule(op, dt, weak)
-    shape = data.draw(shapes(), label="shape")
-    x, storage = draw_tensor(data, dt, shape, backend, compute, name, weak=weak)
-    before = x.tobytes()
-    got = fn(name)(x)
-    assert (got.shape, got.dtype, got.weak, got.device) == (shape, out_dt, exp_weak, backend)
-    check_result(name, got, [(storage, dt)], compute, out_dt, context=f"{name}({dt})")
-    assert x.tobytes() == before
-
-
-@needs_numpy
-@pytest.mark.parametrize("name", BINARY)
-@PROPERTY
-@given(data=st.data())
-def test_binary_matches_numpy(backend, name, data):
-    op = ops.ELEMENTWISE[name]
-    dt1 = data.draw(st.sampled_from(accepted(op)), label="dtype1")
-    dt2 = data.draw(st.one_of(st.just(dt1), st.sampled_from(ALL_DTYPES)), label="dtype2")
-    if data.draw(st.booleans(), label="swap"):
-        dt1, dt2 = dt2, dt1
-    w1 = dt1 in WEAKABLE and data.draw(st.booleans(), label="weak1")
-    w2 = dt2 in WEAKABLE and data.draw(st.booleans(), label="weak2")
-    s1, s2 = data.draw(broadcast_pairs(), label="shapes")
-    probe1 = Tensor._wrap(None, (), dt1, backend, weak=w1)
-    probe2 = Tensor._wrap(None, (), dt2, backend, weak=w2)
-    promoted, rule = expected_binary(op, probe1, probe2)
-    compute = rule[0] if rule else promoted
-    x1, st1 = draw_tensor(data, dt1, s1, backend, compute, name, weak=w1)
-    x2, st2 = draw_tensor(data, dt2, s2, backend, compute, name, weak=w2)
-    if rule is None:
-        with pytest.raises(TypeError, match=rf"wt\.{name}\b.*\b{promoted.name}\b"):
-            fn(name)(x1, x2)
-        return
-    compute, out_dt, exp_weak = rule
-    got = fn(name)(x1, x2)
-    import numpy as np
-
-    shape = np.broadcast_shapes(s1, s2)
-    assert (got.shape, got.dtype, got.weak) == (shape, out_dt, exp_weak)
-    check_result(name, got, [(st1, dt1), (st2, dt2)], compute, out_dt,
-                 context=f"{name}({dt1}{'*' if w1 else ''}, {dt2}{'*' if w2 else ''})")
 
 
 _PY_SCALARS = st.one_of(

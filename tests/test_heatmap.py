@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import DEVICES
-from _stats_helpers import ALL, cases, dev_fixture, make, needs_numpy, np, vals  # noqa: F401
+from _oracle import DEVICES, needs_numpy
+from _stats_helpers import ALL, cases, make, np, vals
 from webtensor import _heatmap as hm
 
 # float64 tensors on the webgpu device are drawn too; their work runs on the CPU, with a warning.

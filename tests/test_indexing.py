@@ -12,21 +12,25 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import (
-    BACKENDS,
+from _views import (
+    ON_EVERY_BACKEND,
+    VIEW_DTYPES,
+    _np,
+    check,
+    make,
+    random_storage,
+    t,
+    view_settings,
+    view_tensors,
 )
-from _views import VIEW_DTYPES, _np, check, make, random_storage, t, view_tensors
 
 DTYPES = VIEW_DTYPES
-SETTINGS = settings(max_examples=80, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
-dtypes = st.sampled_from(DTYPES)
-# Every test runs once per available CPU backend (NumPy, pure Python); ``backend`` is a Device.
-pytestmark = pytest.mark.parametrize("backend", BACKENDS)
+SETTINGS = view_settings(80)
+pytestmark = ON_EVERY_BACKEND
 
 
 # -- helpers (shared ones live in _views.py) ---------------------------------------------------------

@@ -3,7 +3,9 @@
 Eager execution is the reference semantics of every compiled program, so the oracle here is the
 same function run eagerly on the same device: results must have identical bytes, shape, dtype,
 weak flag and axis names.  (The eager results themselves are checked against NumPy by the rest
-of the suite.)  Pure Python: runs under Pyodide too.
+of the suite.)  Every op of the op-record table under jit (tests/_op_records.py) is
+test_conformance.py's job; here: programs of several ops, pytrees, retracing, control flow and
+the errors.  Pure Python: runs under Pyodide too.
 """
 
 from __future__ import annotations
@@ -15,15 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import BACKENDS, special_values
+from _oracle import special_values
 from webtensor import ops
 
 PROPERTY = settings(max_examples=25, deadline=None)
-
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 def same(a, b, context=""):
@@ -65,40 +62,7 @@ def values_of(dt, n=12):
     return (vals * (n // len(vals) + 1))[:n] if vals else []
 
 
-def tensor(dt, dev, n=12, rotate=0):
-    vals = values_of(dt, n)
-    vals = vals[rotate:] + vals[:rotate]
-    return wt.asarray(vals, dtype=dt, device=dev)
-
-
-# -- the op table under jit -------------------------------------------------------------------------
-
-def _applicable(op, dt) -> bool:
-    return dt.kind in op.kinds
-
-
-UNARY_CASES = [(op.name, dt) for op in ops.UNARY for dt in wt.all_dtypes if _applicable(op, dt)]
-BINARY_CASES = [(op.name, dt) for op in ops.BINARY for dt in wt.all_dtypes if _applicable(op, dt)]
-
-
-@pytest.mark.parametrize("name,dt", UNARY_CASES, ids=[f"{n}-{d.name}" for n, d in UNARY_CASES])
-def test_unary_ops_equal_eager(dev, name, dt):
-    f = getattr(wt, name)
-    check(f, tensor(dt, dev))
-
-
-@pytest.mark.parametrize("name,dt", BINARY_CASES, ids=[f"{n}-{d.name}" for n, d in BINARY_CASES])
-def test_binary_ops_equal_eager(dev, name, dt):
-    f = getattr(wt, name)
-    x, y = tensor(dt, dev), tensor(dt, dev, rotate=5)
-    check(f, x, y)
-    # a Python scalar operand (weak), broadcasting, and a strided view
-    scalar = values_of(dt)[3] if dt.kind != "b" else True
-    if dt.kind in "iu" and name in ("bitwise_left_shift", "bitwise_right_shift"):
-        scalar = 3
-    check(lambda a: f(a, scalar), x)
-    check(lambda a, b: f(a[::2].reshape(2, 3), b[:3]), x, y)
-
+# -- programs of several ops ------------------------------------------------------------------------
 
 def test_chain_with_casts_where_and_literals(dev):
     def chain(x):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import webtensor as wt
 import webtensor.linalg as LA
-from _oracle import BACKENDS, DEVICES, bf16_round, broadcast_pairs
+from _oracle import DEVICES, backend_fixture, bf16_round, broadcast_pairs  # noqa: F401
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -33,11 +33,6 @@ dtypes = st.sampled_from(DTYPES)
 def _np():
     return pytest.importorskip("numpy")
 
-
-@pytest.fixture(scope="session", params=BACKENDS)
-def backend(request):
-    """A CPU device per available backend (NumPy, pure Python)."""
-    return request.param
 
 
 # -- helpers ----------------------------------------------------------------------------------------

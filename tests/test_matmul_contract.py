@@ -19,7 +19,7 @@ from fractions import Fraction
 import pytest
 
 import webtensor as wt
-from _oracle import BACKENDS, bf16_round_py, f16_round_py, f32_round_py
+from _oracle import bf16_round_py, f16_round_py, f32_round_py
 
 # dtype -> (u_acc, u_out, tiny, round a Python float into the dtype)
 REAL = {
@@ -30,10 +30,6 @@ REAL = {
 }
 COMPLEX = {wt.complex64: wt.float32, wt.complex128: wt.float64}
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 @pytest.fixture(autouse=True, params=["exact", "fast"])

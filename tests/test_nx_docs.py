@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from nx_doc_cases import CASES
-from test_nx_seed import _dev, run_steps  # noqa: F401 - the device fixture
+from test_nx_seed import run_steps
 
 pytestmark = pytest.mark.filterwarnings("ignore:webgpu. float64 work runs on the CPU")
 

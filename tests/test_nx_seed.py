@@ -19,17 +19,12 @@ import pytest
 
 import webtensor as wt
 import webtensor.nx as nx
-from _oracle import BACKENDS
 from nx_seed_cases import CASES
 
 _EPS = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7, "f32": 2.0 ** -23, "f64": 2.0 ** -52,
         "c64": 2.0 ** -23, "c128": 2.0 ** -52}
 _NUMBER = re.compile(r"-?Inf|NaN|-?\d+(?:\.\d+)?(?:e-?\d+)?")
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def _dev(request):
-    return request.param
 
 
 def _parse_number(text: str):

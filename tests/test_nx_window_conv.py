@@ -17,16 +17,11 @@ import pytest
 
 import webtensor as wt
 import webtensor.nx as nx
-from _oracle import BACKENDS
 
 np = pytest.importorskip("numpy")
 
 pytestmark = pytest.mark.filterwarnings("ignore:webgpu. float64 work runs on the CPU")
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def _dev(request):
-    return request.param
 
 
 # -- references -------------------------------------------------------------------------------

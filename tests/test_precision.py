@@ -12,10 +12,6 @@ from _oracle import BACKENDS, DEVICES
 FLOATS = [wt.float16, wt.bfloat16, wt.float32, wt.float64]
 
 
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
-
 
 def _data(dev, dt, shape, seed):
     return wt.random.uniform(wt.random.key(seed), shape, minval=-1, maxval=1).astype(dt) \

@@ -13,13 +13,6 @@ import threading
 import pytest
 
 import webtensor as wt
-from _oracle import BACKENDS
-
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
-
 
 # -- settings ---------------------------------------------------------------------------------------
 

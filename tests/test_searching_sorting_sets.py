@@ -10,11 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import storage_array
-from _stats_helpers import (  # noqa: F401 - dev_fixture provides the `dev` fixture
+from _oracle import needs_numpy, storage_array
+from _stats_helpers import (
     ALL,
     COMPLEX,
-    DEV_PARAMS,
     FLOATS,
     INTS,
     REAL,
@@ -24,9 +23,7 @@ from _stats_helpers import (  # noqa: F401 - dev_fixture provides the `dev` fixt
     bounded,
     cases,
     check_exact,
-    dev_fixture,
     make,
-    needs_numpy,
     np,
     vals,
 )

@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _stats_helpers import (  # noqa: F401 - dev_fixture provides the `dev` fixture
+from _oracle import needs_numpy
+from _stats_helpers import (
     ALL,
     COMPLEX,
-    DEV_PARAMS,
     EPS,
     FLOATS,
     INTS,
@@ -24,9 +24,7 @@ from _stats_helpers import (  # noqa: F401 - dev_fixture provides the `dev` fixt
     cases,
     check_close,
     check_exact,
-    dev_fixture,
     make,
-    needs_numpy,
     np,
     vals,
 )

@@ -13,12 +13,6 @@ import pytest
 
 import webtensor as wt
 import webtensor.symbolic as at
-from _oracle import BACKENDS
-
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 @pytest.fixture(autouse=True)

@@ -13,13 +13,7 @@ import pytest
 
 import webtensor as wt
 import webtensor.symbolic as at
-from _oracle import BACKENDS
 from webtensor.symbolic.type import TensorType
-
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 @pytest.fixture(autouse=True)

@@ -21,7 +21,6 @@ pt = pytest.importorskip("pytensor.tensor")
 
 import webtensor as wt  # noqa: E402
 import webtensor.symbolic as at  # noqa: E402
-from _oracle import BACKENDS  # noqa: E402
 
 warnings.filterwarnings("ignore", category=FutureWarning, module="pytensor")
 
@@ -47,10 +46,6 @@ class _Oracle:
 
 PT = _Oracle()
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 def _result(fn, *args):
@@ -575,6 +570,18 @@ GRADS = {
 }
 
 
+def _compare_graphs(build, args, dev, name):
+    """The function of the graph ``build`` makes with each library, on ``args``: equal."""
+    ins_a, outs_a = build(at)
+    ins_p, outs_p = build(PT)
+    want = PT.function(ins_p, outs_p)(*args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = at.function(ins_a, outs_a, device=dev)(*args)
+    for k, (g, w) in enumerate(zip(got, want)):
+        _compare(g, w, f"{name}[{k}]")
+
+
 @pytest.mark.parametrize("name", sorted(GRADS))
 def test_gradients_match_pytensor(name, dev):
     cost_fn, args = GRADS[name]
@@ -584,14 +591,7 @@ def test_gradients_match_pytensor(name, dev):
         cost = cost_fn(T, x, y)
         gx, gy = T.grad(cost, [x, y])
         return [x, y], [cost, gx, gy]
-    ins_a, outs_a = build(at)
-    ins_p, outs_p = build(PT)
-    want = PT.function(ins_p, outs_p)(*args)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got = at.function(ins_a, outs_a, device=dev)(*args)
-    for k, (g, w) in enumerate(zip(got, want)):
-        _compare(g, w, f"{name}[{k}]")
+    _compare_graphs(build, args, dev, name)
 
 
 def test_second_order_and_intermediate_gradients(dev):
@@ -604,15 +604,7 @@ def test_second_order_and_intermediate_gradients(dev):
         gh = T.grad(cost, h)  # with respect to an intermediate variable
         gc = T.grad(cost + x.sum(), x, consider_constant=[h])
         return [x], [g, gg, gh, gc]
-    ins_a, outs_a = build(at)
-    ins_p, outs_p = build(PT)
-    args = [V4]
-    want = PT.function(ins_p, outs_p)(*args)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got = at.function(ins_a, outs_a, device=dev)(*args)
-    for k, (g, w) in enumerate(zip(got, want)):
-        _compare(g, w, f"second-order[{k}]")
+    _compare_graphs(build, [V4], dev, "second-order")
 
 
 def test_givens_and_float32_gradients(dev):

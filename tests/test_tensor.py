@@ -29,13 +29,13 @@ from hypothesis import strategies as st
 import webtensor as wt
 from _oracle import (
     ALL_DTYPES,
-    HAS_NUMPY,
     backend_fixture,  # noqa: F401 - registers the `backend` fixture
     bf16_round_py,
     dtype_values,
     f16_round_py,
     f32_round_py,
     layouts,
+    needs_numpy,
     np_storage_dtype,
     same_float,
     shapes,
@@ -47,7 +47,6 @@ from _oracle import (
 from webtensor.tensor import Tensor
 
 MODES = ("standard", "numpy", "all", "safe", "strict")
-needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="the NumPy oracle needs NumPy")
 PROPERTY = settings(max_examples=25, deadline=None, derandomize=True, database=None,
                     phases=[Phase.explicit, Phase.generate],
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

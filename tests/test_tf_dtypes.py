@@ -12,14 +12,9 @@ import pytest
 
 import webtensor as wt
 import webtensor.tf as tf
-from _oracle import BACKENDS
 
 np = pytest.importorskip("numpy")
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 # name: (enum, floating, integer, complex, quantized, unsigned, bool, numeric, size, real, stored)

@@ -20,17 +20,14 @@ import random
 import pytest
 
 import webtensor as wt
-from _oracle import BACKENDS, HAS_NUMPY
+from _oracle import BACKENDS, HAS_NUMPY, needs_numpy
+from _tf_guide import B1, B2, B3, B4, B4_PADDED, NO_PAD, X1, X2, X3, X4
 from webtensor.tf import errors
 
 tf = wt.tf
 if HAS_NUMPY:
     import numpy as np
 
-needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="the NumPy reference needs NumPy")
-
-
-DEVICES = BACKENDS  # numpy-cpu, python-cpu and webgpu (tests/_oracle.py)
 
 
 def T(values, device, dtype=None):
@@ -72,7 +69,7 @@ GATHER_ND_EXAMPLES = [  # (indices, params, output) exactly as printed in the gu
 ]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("indices,params,output", GATHER_ND_EXAMPLES)
 def test_seed_gather_nd(device, indices, params, output):
     got = tf.gather_nd(T(coded(params), device), T(indices, device))
@@ -80,7 +77,7 @@ def test_seed_gather_nd(device, indices, params, output):
     assert listed(got) == coded(output)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_gather_permutes_and_shapes(device):
     params = T([[1, 2], [3, 4], [5, 6]], device)
     # "If indices is a permutation and len(indices) == params.shape[0] then this operation
@@ -92,7 +89,7 @@ def test_seed_gather_permutes_and_shapes(device):
     assert listed(tf.gather(params, [[0, 1], [2, 2]])[1, 0]) == [5, 6]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_unique_with_counts(device):
     y, idx, count = tf.unique_with_counts(T([1, 1, 2, 4, 4, 4, 7, 8, 8], device))
     assert listed(y) == [1, 2, 4, 7, 8]
@@ -101,7 +98,7 @@ def test_seed_unique_with_counts(device):
     assert idx.dtype == count.dtype == wt.int32  # out_idx defaults to tf.int32
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_scatter_nd(device):
     scatter = tf.scatter_nd(T([[4], [3], [1], [7]], device), T([9, 10, 11, 12], device),
                             T([8], device))
@@ -113,7 +110,7 @@ def test_seed_scatter_nd(device):
     assert scatter.device == device
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_dynamic_partition(device):
     out = tf.dynamic_partition(T([10, 20], device), T(1, device), 2)  # scalar partitions
     assert out[0].shape == (0, 2) and listed(out[1]) == [[10, 20]]
@@ -122,7 +119,7 @@ def test_seed_dynamic_partition(device):
     assert all(o.device == device for o in out)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_dynamic_stitch(device):
     indices = [T(6, device), T([4, 1], device), T([[5, 2], [0, 3]], device)]
     data = [T([61, 62], device), T([[41, 42], [11, 12]], device),
@@ -137,7 +134,7 @@ def test_seed_dynamic_stitch(device):
     assert listed(merged) == [1, 9]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_boolean_mask(device):
     assert listed(tf.boolean_mask(T([0, 1, 2, 3], device),
                                   T([True, False, True, False], device))) == [0, 2]
@@ -145,7 +142,7 @@ def test_seed_boolean_mask(device):
     assert listed(got) == [[1, 2], [5, 6]]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_one_hot(device):
     out = tf.one_hot(T([0, 2, -1, 1], device), 3, on_value=5.0, off_value=0.0, axis=-1)
     assert out.dtype == wt.float32
@@ -171,7 +168,7 @@ def test_seed_one_hot(device):
                                                                                       True]]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_sequence_mask(device):
     assert listed(tf.sequence_mask(T([1, 3, 2], device), 5)) == [
         [True, False, False, False, False],
@@ -179,14 +176,14 @@ def test_seed_sequence_mask(device):
         [True, True, False, False, False]]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_setdiff1d(device):
     out, idx = tf.setdiff1d(T([1, 2, 3, 4, 5, 6], device), T([1, 3, 5], device))
     assert listed(out) == [2, 4, 6] and listed(idx) == [1, 3, 5]
     assert idx.dtype == wt.int32
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("batch_axis,seq_axis", [(0, 1), (2, 0)])
 def test_seed_reverse_sequence(device, batch_axis, seq_axis):
     # Erratum: the guide writes output[0, 0:7] = input[0, 7:0:-1] (positions 7..1), but the op
@@ -206,30 +203,13 @@ def test_seed_reverse_sequence(device, batch_axis, seq_axis):
         assert got[n:] == src[n:]
 
 
-# space/batch examples: inputs and outputs as printed in the guide
-X1 = [[[[1], [2]], [[3], [4]]]]
-B1 = [[[[1]]], [[[2]]], [[[3]]], [[[4]]]]
-X2 = [[[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]]
-B2 = [[[[1, 2, 3]]], [[[4, 5, 6]]], [[[7, 8, 9]]], [[[10, 11, 12]]]]
-X3 = [[[[1], [2], [3], [4]], [[5], [6], [7], [8]], [[9], [10], [11], [12]],
-       [[13], [14], [15], [16]]]]
-# Erratum: the guide prints batch 0 of example (3) as [[1], [3]], [[5], [7]]; the four batches
-# must partition the 16 input values, and batch 0 holds rows 0 and 2: [[1], [3]], [[9], [11]].
-B3 = [[[[1], [3]], [[9], [11]]], [[[2], [4]], [[10], [12]]], [[[5], [7]], [[13], [15]]],
-      [[[6], [8]], [[14], [16]]]]
-X4 = [[[[1], [2], [3], [4]], [[5], [6], [7], [8]]],
-      [[[9], [10], [11], [12]], [[13], [14], [15], [16]]]]
-B4_PADDED = [[[[0], [1], [3]]], [[[0], [9], [11]]], [[[0], [2], [4]]], [[[0], [10], [12]]],
-             [[[0], [5], [7]]], [[[0], [13], [15]]], [[[0], [6], [8]]], [[[0], [14], [16]]]]
-B4 = [[[[1], [3]]], [[[9], [11]]], [[[2], [4]]], [[[10], [12]]],
-      [[[5], [7]]], [[[13], [15]]], [[[6], [8]]], [[[14], [16]]]]
-NO_PAD = [[0, 0], [0, 0]]
+# space/batch examples: inputs and outputs as printed in the guide (tests/_tf_guide.py)
 SPACE_BATCH_EXAMPLES = [  # (space, batch, paddings/crops for the _nd forms)
     (X1, B1, NO_PAD), (X2, B2, NO_PAD), (X3, B3, NO_PAD), (X4, B4_PADDED, [[0, 0], [2, 0]]),
 ]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("space,batch,pads", SPACE_BATCH_EXAMPLES,
                          ids=["ex1", "ex2", "ex3", "ex4"])
 def test_seed_space_batch_nd(device, space, batch, pads):
@@ -239,7 +219,7 @@ def test_seed_space_batch_nd(device, space, batch, pads):
     assert back.shape == tuple(np_shape(space)) and listed(back) == space
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("space,batch", [(X1, B1), (X2, B2), (X3, B3), (X4, B4)],
                          ids=["ex1", "ex2", "ex3", "ex4"])
 def test_seed_space_batch_legacy(device, space, batch):
@@ -269,7 +249,7 @@ DEPTH_EXAMPLES = [  # (space [1, h, w, d], depth) pairs, block_size 2
 ]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("space,depth", DEPTH_EXAMPLES, ids=["1x1", "depth3", "4x4"])
 def test_seed_space_depth(device, space, depth):
     out = tf.space_to_depth(T(space, device), 2)
@@ -278,7 +258,7 @@ def test_seed_space_depth(device, space, depth):
     assert back.shape == tuple(np_shape(space)) and listed(back) == space
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_quantize_examples(device):
     # "input ... range [0.0, 6.0] and the output type is quint8 ... multiply each value of the
     # input by 255/6 and cast to quint8"
@@ -309,7 +289,7 @@ def test_seed_quantize_examples(device):
     assert listed(q) == [0, 85, min(round(2.5 * scale) + 85, 255), 255]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_seed_fake_quant_has_256_levels(device):
     # "Op divides this range into 255 steps (total of 256 values)"
     x = wt.linspace(-8.0, 8.0, 4001, device=device)
@@ -334,6 +314,17 @@ def test_seed_fake_quant_has_256_levels(device):
 MOVE_DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64",
                "complex64"]
 SEEDS = range(4)
+
+
+def reference_test(fn):
+    """A test against the NumPy references: on every device, for each seed."""
+    fn = pytest.mark.parametrize("seed", SEEDS)(fn)
+    return needs_numpy(pytest.mark.parametrize("device", BACKENDS)(fn))
+
+
+def random_shape(rng, low, high, min_dims, max_dims) -> tuple:
+    """``min_dims`` to ``max_dims - 1`` axes of ``low`` to ``high - 1`` elements."""
+    return tuple(int(s) for s in rng.integers(low, high, size=rng.integers(min_dims, max_dims)))
 
 
 def rand_array(rng, shape, dtype: str):
@@ -370,16 +361,14 @@ def ref_gather(params, indices, axis):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_gather_matches_reference(device, seed):
     rng = np.random.default_rng(seed)
     for dtype in MOVE_DTYPES:
-        params = rand_array(rng, tuple(rng.integers(1, 4, size=rng.integers(1, 4))), dtype)
+        params = rand_array(rng, random_shape(rng, 1, 4, 1, 4), dtype)
         axis = int(rng.integers(-params.ndim, params.ndim))
         n = params.shape[axis]
-        ishape = tuple(rng.integers(0, 3, size=rng.integers(0, 3)))
+        ishape = random_shape(rng, 0, 3, 0, 3)
         indices = rng.integers(0, n, size=ishape).astype(rng.choice(["int32", "int64"]))
         got = tf.gather(tensor(params, device, seed % 2 == 1), tensor(indices, device),
                         axis=axis)
@@ -404,16 +393,14 @@ def ref_scatter_nd(indices, updates, shape):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_gather_nd_and_scatter_nd_match_reference(device, seed):
     rng = np.random.default_rng(100 + seed)
     for dtype in MOVE_DTYPES:
-        shape = tuple(int(s) for s in rng.integers(1, 4, size=rng.integers(1, 4)))
+        shape = random_shape(rng, 1, 4, 1, 4)
         params = rand_array(rng, shape, dtype)
         k = int(rng.integers(1, len(shape) + 1))
-        lead = tuple(rng.integers(0, 3, size=rng.integers(0, 3)))
+        lead = random_shape(rng, 0, 3, 0, 3)
         indices = np.stack([rng.integers(0, n, size=lead) for n in shape[:k]], axis=-1)
         indices = indices.reshape(lead + (k,)).astype("int32")
         got = tf.gather_nd(tensor(params, device, seed % 2 == 0), tensor(indices, device))
@@ -442,14 +429,12 @@ def ref_dynamic_stitch(indices, data):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_partition_and_stitch_match_reference(device, seed):
     rng = np.random.default_rng(200 + seed)
     for dtype in MOVE_DTYPES[::2]:
-        pshape = tuple(int(s) for s in rng.integers(0, 4, size=rng.integers(0, 3)))
-        rest = tuple(int(s) for s in rng.integers(1, 3, size=rng.integers(0, 2)))
+        pshape = random_shape(rng, 0, 4, 0, 3)
+        rest = random_shape(rng, 1, 3, 0, 2)
         data = rand_array(rng, pshape + rest, dtype)
         count = int(rng.integers(1, 4))
         parts = rng.integers(0, count, size=pshape).astype("int32")
@@ -463,7 +448,7 @@ def test_partition_and_stitch_match_reference(device, seed):
         stitched = tf.dynamic_stitch([tensor(p.astype("int32"), device) for p in pos_parts], got)
         check(stitched, data.reshape((parts.size,) + rest))
         # overlapping random pieces: the later piece wins
-        pieces = [rng.integers(0, 5, size=tuple(rng.integers(0, 3, size=rng.integers(0, 3))))
+        pieces = [rng.integers(0, 5, size=random_shape(rng, 0, 3, 0, 3))
                   for _ in range(3)]
         values = [rand_array(rng, p.shape + rest, dtype) for p in pieces]
         got = tf.dynamic_stitch([tensor(p, device) for p in pieces],
@@ -497,13 +482,11 @@ def ref_sequence_mask(lengths, maxlen):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_masks_and_one_hot_match_reference(device, seed):
     rng = np.random.default_rng(300 + seed)
     for dtype in MOVE_DTYPES:
-        shape = tuple(int(s) for s in rng.integers(0, 4, size=rng.integers(1, 4)))
+        shape = random_shape(rng, 0, 4, 1, 4)
         x = rand_array(rng, shape, dtype)
         axis = int(rng.integers(0, len(shape)))
         k = int(rng.integers(1, len(shape) - axis + 1))
@@ -511,7 +494,7 @@ def test_masks_and_one_hot_match_reference(device, seed):
         got = tf.boolean_mask(tensor(x, device, True), tensor(mask, device), axis=axis)
         check(got, ref_boolean_mask(x, mask, axis))
     for out_dtype in ["float32", "int8", "int64", "bool", "float16"]:
-        ishape = tuple(rng.integers(0, 4, size=rng.integers(0, 3)))
+        ishape = random_shape(rng, 0, 4, 0, 3)
         depth = int(rng.integers(0, 5))
         indices = rng.integers(-1, depth + 2, size=ishape).astype(rng.choice(["int32", "int64"]))
         axis = int(rng.integers(-1, len(ishape) + 1))
@@ -546,9 +529,7 @@ def ref_setdiff1d(x, y):
     return x[keep], np.array(keep, "int64")
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_set_ops_match_reference(device, seed):
     rng = np.random.default_rng(400 + seed)
     for dtype in ["int8", "uint16", "int32", "int64", "float32", "float64"]:
@@ -578,13 +559,11 @@ def ref_reverse_sequence(x, lengths, seq_axis, batch_axis):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_reverse_sequence_matches_reference(device, seed):
     rng = np.random.default_rng(500 + seed)
     for dtype in MOVE_DTYPES:
-        shape = tuple(int(s) for s in rng.integers(1, 5, size=rng.integers(2, 4)))
+        shape = random_shape(rng, 1, 5, 2, 4)
         x = rand_array(rng, shape, dtype)
         seq_axis, batch_axis = (int(a) for a in rng.choice(len(shape), 2, replace=False))
         lengths = rng.integers(0, shape[seq_axis] + 1, size=shape[batch_axis])
@@ -632,9 +611,7 @@ def ref_batch_to_space_nd(x, block, crops):
     return out[(slice(None),) + tuple(slice(c0, n - c1) for n, (c0, c1) in zip(full, crops))]
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_space_batch_nd_match_reference(device, seed):
     rng = np.random.default_rng(600 + seed)
     for dtype in MOVE_DTYPES:
@@ -647,7 +624,7 @@ def test_space_batch_nd_match_reference(device, seed):
             end = int(rng.integers(0, 3))
             end += (-(s + start + end)) % b
             pads.append([start, end])
-        rest = tuple(int(r) for r in rng.integers(1, 3, size=rng.integers(0, 2)))
+        rest = random_shape(rng, 1, 3, 0, 2)
         x = rand_array(rng, (int(rng.integers(0, 3)),) + tuple(spatial) + rest, dtype)
         got = tf.space_to_batch_nd(tensor(x, device, seed % 2 == 0), block, pads)
         check(got, ref_space_to_batch_nd(x, block, pads))
@@ -695,9 +672,7 @@ def ref_depth_to_space(x, bs):
     return out
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_space_depth_match_reference(device, seed):
     rng = np.random.default_rng(800 + seed)
     for dtype in MOVE_DTYPES:
@@ -732,9 +707,7 @@ def ref_extract_image_patches(x, k, s, r, padding):
     return res
 
 
-@needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("seed", SEEDS)
+@reference_test
 def test_extract_image_patches_matches_reference(device, seed):
     rng = np.random.default_rng(900 + seed)
     for dtype in MOVE_DTYPES:
@@ -751,7 +724,7 @@ def test_extract_image_patches_matches_reference(device, seed):
             check(tf.extract_image_patches(*args), expect)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_extract_image_patches_known_case(device):
     # 10x10 image of 1..100, 3x3 patches every 5 pixels: each patch starts at (5i, 5j)
     img = wt.reshape(wt.arange(1, 101, device=device), (1, 10, 10, 1))
@@ -834,7 +807,7 @@ def ref_dequantize(q, lo, hi, qtype, mode):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("mode", ["MIN_COMBINED", "MIN_FIRST", "SCALED"])
 @pytest.mark.parametrize("seed", range(2))
 def test_quantize_dequantize_match_reference(device, mode, seed):
@@ -842,7 +815,7 @@ def test_quantize_dequantize_match_reference(device, mode, seed):
     for qtype in Q_TYPES:
         lo = float(np.float32(rng.choice([0.0, -1.0, -6.5, 2.0]) * rng.random()))
         hi = float(np.float32(lo + rng.choice([0.0, 0.001, 1.0, 6.0, 300.0]) * rng.random()))
-        shape = tuple(rng.integers(0, 4, size=rng.integers(0, 3)))
+        shape = random_shape(rng, 0, 4, 0, 3)
         x = (rng.standard_normal(shape) * 4).astype("float32")
         if x.size:  # exact halves and the range ends, where rounding rules differ
             x.reshape(-1)[0] = lo
@@ -857,7 +830,7 @@ def test_quantize_dequantize_match_reference(device, mode, seed):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_quantize_scaled_narrow_range(device):
     x = np.array([-3.0, -1.0, 0.0, 0.5, 2.0], "float32")
     q, lo, hi = tf.quantize_v2(tensor(x, device), -2.0, 2.0, wt.int8, mode="SCALED",
@@ -868,7 +841,7 @@ def test_quantize_scaled_narrow_range(device):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_quantize_round_trip_error_is_within_one_step(device):
     x = np.linspace(-3, 5, 101).astype("float32")
     for mode in ["MIN_COMBINED", "MIN_FIRST"]:
@@ -878,7 +851,7 @@ def test_quantize_round_trip_error_is_within_one_step(device):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("qtype", ["quint8", "qint8", "qint16"])
 def test_quantized_concat_matches_reference(device, qtype):
     rng = np.random.default_rng(11)
@@ -906,7 +879,7 @@ def test_quantized_concat_matches_reference(device, qtype):
     assert listed(lo) == float(elo) and listed(hi) == float(ehi)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_quantized_concat_copies_pieces_already_in_the_output_range(device):
     a = T([0, 255], device, wt.uint8)  # range [0, 1]: requantized into [0, 2]
     b = T([7, 200], device, wt.uint8)  # range [0, 2] is the output range: copied unchanged
@@ -941,7 +914,7 @@ def ref_fake_quant(x, lo, hi, bits, narrow):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("seed", range(3))
 def test_fake_quant_matches_reference(device, seed):
     rng = np.random.default_rng(1200 + seed)
@@ -950,7 +923,7 @@ def test_fake_quant_matches_reference(device, seed):
         hi = float(np.float32(lo + 0.01 + rng.random() * 10))
         bits = int(rng.choice([2, 4, 8, 16]))
         narrow = bool(rng.random() < 0.5)
-        shape = tuple(rng.integers(0, 4, size=rng.integers(0, 4)))
+        shape = random_shape(rng, 0, 4, 0, 4)
         x = (rng.standard_normal(shape) * 6).astype("float32")
         g = rng.standard_normal(shape).astype("float32")
         expect, nmin, nmax = ref_fake_quant(x, lo, hi, bits, narrow)
@@ -970,7 +943,7 @@ def test_fake_quant_matches_reference(device, seed):
 
 
 @needs_numpy
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 @pytest.mark.parametrize("rank", [1, 2, 4])
 def test_fake_quant_per_channel_matches_reference(device, rank):
     rng = np.random.default_rng(1300 + rank)
@@ -1130,7 +1103,7 @@ def test_exports_and_name_arguments():
     assert listed(tf.sequence_mask([1], 2, name="m")) == [[True, False]]
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_random_index_checks_do_not_wrap(device):
     # a property over random inputs: any negative index is an error, never Python-style wrapping
     rnd = random.Random(5)
@@ -1145,7 +1118,7 @@ def test_random_index_checks_do_not_wrap(device):
             tf.gather_nd(T(list(range(n)), device), T([[i] for i in idx], device))
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", BACKENDS)
 def test_empty_index_tuples_address_the_whole_tensor(device):
     # K = 0: every (empty) index tuple selects, or adds into, the whole tensor
     params = T([[1, 2], [3, 4]], device)

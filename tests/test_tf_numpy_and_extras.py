@@ -13,15 +13,10 @@ import pytest
 import webtensor as wt
 import webtensor.tf as tf
 import webtensor.tf.experimental.numpy as tnp
-from _oracle import BACKENDS
 from webtensor.tf.errors import InvalidArgumentError, UnimplementedError
 
 np = pytest.importorskip("numpy")
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 @pytest.fixture(name="on")

@@ -15,15 +15,10 @@ import pytest
 
 import webtensor as wt
 import webtensor.tf as tf
-from _oracle import BACKENDS
 from webtensor.tf.errors import InvalidArgumentError
 
 np = pytest.importorskip("numpy")
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 def _f(d):

@@ -10,10 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import bf16_round
-from _stats_helpers import (  # noqa: F401 - dev_fixture provides the `dev` fixture
+from _oracle import bf16_round, needs_numpy
+from _stats_helpers import (
     ALL,
-    DEV_PARAMS,
     FLOATS,
     INTS,
     SETTINGS,
@@ -21,9 +20,7 @@ from _stats_helpers import (  # noqa: F401 - dev_fixture provides the `dev` fixt
     bounded,
     cases,
     check_exact,
-    dev_fixture,
     make,
-    needs_numpy,
     np,
     vals,
 )

@@ -8,14 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import BACKENDS
 
 PROPERTY = settings(max_examples=12, deadline=None)
 
-
-@pytest.fixture(scope="module", params=BACKENDS, name="dev")
-def dev_fixture(request):
-    return request.param
 
 
 def data(dev, shape, seed=0):

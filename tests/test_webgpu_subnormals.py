@@ -31,12 +31,12 @@ from hypothesis import strategies as st
 
 import webtensor as wt
 from _gpu import webgpu_or_skip  # noqa: E402
+from _op_records import WEBGPU_F32_ULP as ULP_BOUND
 from _oracle import ulps_apart32
 from webtensor import device as _device
 
 GPU, CPU, B = webgpu_or_skip()
 
-ULP_BOUND = 4
 SMALLEST_NORMAL = 2.0 ** -126
 
 

@@ -11,10 +11,10 @@ import pytest
 
 import webtensor as wt
 from _gpu import webgpu_or_skip
+from _op_records import WEBGPU_F32_ULP as ULP_BOUND  # the float32 transcendental bound
 from _oracle import ulps_apart32
 
 GPU, CPU, B = webgpu_or_skip()
-ULP_BOUND = 4  # the transcendental bound of tests/test_webgpu.py
 
 
 def _f32(x: float) -> float:

@@ -9,32 +9,39 @@ tests/test_webgpu_subnormals.py); what is left below is float arithmetic whose o
 result is subnormal.  bfloat16 is computed in float32 and shares its exponent range, so its
 subnormals flush the same way.
 
-When the adapter is measured to flush, these cases of tests/test_webgpu.py become strict xfails:
-once a kernel handles its case it XPASSes and the run fails, so the list cannot go stale.
+When the adapter is measured to flush, these cases of the op-record table (tests/_op_records.py,
+run by tests/test_conformance.py) and of tests/test_webgpu.py become strict xfails: once a
+kernel handles its case it XPASSes and the run fails, so the list cannot go stale.
 """
 
 from __future__ import annotations
 
 import pytest
 
-# (test, op) -> why the result differs from the cpu device on a flushing adapter.
+_BOTH = ("float32", "bfloat16")
+# op -> (the input dtypes whose grid differs, why the result differs from the cpu device on a
+# flushing adapter)
 _FLUSHED = {
-    ("test_unary", "reciprocal"): "1/x of |x| > 2^126 (finfo.max) is subnormal: flushed to +-0",
-    ("test_binary", "add"): "a sum with a subnormal operand or result is computed from +-0",
-    ("test_binary", "subtract"): "a difference with a subnormal operand or result is "
-                                 "computed from +-0",
-    ("test_binary", "multiply"): "a product with a subnormal operand or result is flushed to +-0",
-    ("test_binary", "divide"): "a subnormal divisor is +-0 (0 / tiny gives NaN, 1 / tiny inf) "
-                               "and subnormal quotients flush",
-    ("test_binary", "remainder"): "a subnormal remainder (-1 % 3 * 2^-149 = 2^-149) comes "
-                                  "from a float sum (mod + divisor) that flushes to 0",
-    ("test_binary", "pow"): "results below 2^-126 (2.5 ** -100) are flushed to 0",
-    ("test_binary", "atan2"): "atan2(y, x) ~ y / x below 2^-126 is flushed to 0",
-    ("test_unary", "erf_inv"): "erf_inv(x) ~ 0.886 x below 2^-126 is subnormal: flushed to 0",
+    "reciprocal": (_BOTH, "1/x of |x| > 2^126 (finfo.max) is subnormal: flushed to +-0"),
+    "add": (_BOTH, "a sum with a subnormal operand or result is computed from +-0"),
+    "subtract": (_BOTH, "a difference with a subnormal operand or result is computed from +-0"),
+    "multiply": (_BOTH, "a product with a subnormal operand or result is flushed to +-0"),
+    "divide": (_BOTH, "a subnormal divisor is +-0 (0 / tiny gives NaN, 1 / tiny inf) and "
+                      "subnormal quotients flush"),
+    "remainder": (_BOTH, "a subnormal remainder (-1 % 3 * 2^-149 = 2^-149) comes from a float "
+                         "sum (mod + divisor) that flushes to 0"),
+    "pow": (_BOTH, "results below 2^-126 (2.5 ** -100) are flushed to 0"),
+    "atan2": (_BOTH, "atan2(y, x) ~ y / x below 2^-126 is flushed to 0"),
+    "erf_inv": (_BOTH, "erf_inv(x) ~ 0.886 x below 2^-126 is subnormal: flushed to 0"),
+    "erf": (("bfloat16",), "erf(x) ~ 1.13 x of a subnormal bfloat16 is subnormal: flushed to 0"),
+    "hypot": (("bfloat16",), "hypot of a subnormal and a zero is subnormal: flushed to 0"),
+    "logaddexp": (("bfloat16",), "logaddexp(x, -inf) = x for a subnormal x: flushed to 0"),
+    "exp": (("int8",), "exp(-100) (int8 computed in float32) is subnormal: flushed to 0"),
+    "sigmoid": (("int8",), "sigmoid(-100) ~ exp(-100) is subnormal: flushed to 0"),
 }
 KNOWN = {
-    **{f"tests/test_webgpu.py::{test}[{op}-{dt}]": reason
-       for (test, op), reason in _FLUSHED.items() for dt in ("float32", "bfloat16")},
+    **{f"tests/test_conformance.py::test_grid[webgpu-{op}-{dt}]": reason
+       for op, (dtypes, reason) in _FLUSHED.items() for dt in dtypes},
     "tests/test_webgpu.py::test_transcendental_wide_ranges[20000]":
         "exp(x) for x < -87.34 and pow results below 2^-126 are subnormal: flushed to 0",
 }

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .. import _tracing
 from .. import dtypes as _d
+from .. import shape as _s
 from ..tensor import Tensor
 from . import pytree
 from .execute import CONTROL, Executable
@@ -368,7 +369,7 @@ def _scan_length(x_leaves, length) -> int:
 
 def _run_scan(exe, device, carry, xs, caps, n, reverse, y_avals):
     real = device._real_backend()
-    ys = [Tensor._wrap(real.alloc(a[1], _size(a[0])), a[0], a[1], device) for a in y_avals]
+    ys = [Tensor._wrap(real.alloc(a[1], _s.size_of(a[0])), a[0], a[1], device) for a in y_avals]
     carry = list(carry)
     caps = list(caps)
     order = range(n - 1, -1, -1) if reverse else range(n)
@@ -384,11 +385,6 @@ def _run_scan(exe, device, carry, xs, caps, n, reverse, y_avals):
     return carry, ys
 
 
-def _size(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def _scan_step(exe: Executable, index: int, node: Node):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import struct
 from functools import lru_cache
 
+from .. import shape as _s
 from ..backends.webgpu import exprs, kernels
 from ..backends.webgpu import matmul as _matmul
 from ..backends.webgpu import reduce as _reduce
@@ -151,7 +152,7 @@ class _Layout:
                 self.values.append(view.value)
             self.views.append(view)
         shape = group.shape
-        self.n = _s_size(shape)
+        self.n = _s.size_of(shape)
         self.cshape, cstrides = kernels.collapse(
             shape, [v.strides for v in self.views] + [kernels_contiguous(shape)])
         self.strides = cstrides[:len(self.views)]
@@ -165,13 +166,6 @@ class _Layout:
                 slots[view.value.id] = params.add(*literal_words(view.value.payload,
                                                                  storage_of(view.dtype)))
         return params, slots
-
-
-def _s_size(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def _emit(group: Group, layout: _Layout, at: int, first_binding: int, lit_slots: dict,

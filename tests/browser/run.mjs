@@ -7,7 +7,7 @@
 // Serves, on 127.0.0.1: the site at /, tests/browser/ at /browser-tests/, the repository's tests
 // (+ pyproject.toml and bench/browser/) at /repo/, the pinned pytest wheels (scripts/test.sh
 // downloads them to .cache/pyodide-wheels) at /wheels/. Then drives /usr/bin/chromium through
-// playwright-core, one fresh page (or module worker) per scenario:
+// playwright-core, one fresh browser and page (or module worker) per scenario:
 //
 //   pytest-main    tests/test_webgpu*.py, the webgpu device's part of tests/test_conformance.py
 //                  (the op-record table) + tests/browser/test_in_browser.py in Pyodide on the
@@ -227,12 +227,18 @@ const SCENARIOS = [
   },
 ];
 
-const browser = await launchChromium({ webgpu: true });
+// Each scenario gets a fresh browser: no GPU-process state (pytest-main's buffers, the
+// async-reads scenario's deliberately bad kernel) carries from one scenario into the next.
+async function runScenario(s) {
+  const browser = await launchChromium({ webgpu: true });
+  try {
+    return await runIn(browser, s);
+  } finally {
+    await browser.close();
+  }
+}
 
-const results = [];
-for (const s of SCENARIOS) {
-  if (only ? !only.has(s.name) : s.bench && !bench) continue;
-  const t0 = performance.now();
+async function runIn(browser, s) {
   const page = await browser.newPage();
   const pageErrors = [];
   page.on("pageerror", (err) => pageErrors.push(String(err)));
@@ -273,6 +279,23 @@ for (const s of SCENARIOS) {
   const r = await Promise.race([run, timeout]);
   clearTimeout(timer);
   await page.close();
+  return { r, pageErrors };
+}
+
+const results = [];
+for (const s of SCENARIOS) {
+  if (only ? !only.has(s.name) : s.bench && !bench) continue;
+  const t0 = performance.now();
+  let outcome;
+  try {
+    outcome = await runScenario(s);
+  } catch (e) {
+    // A crashed renderer is the browser's failure, not a result: say so and run once more.
+    if (!String(e).includes("Target crashed")) throw e;
+    console.log(`\n=== ${s.name}: the page crashed (${String(e).split("\n")[0]}); running it again`);
+    outcome = await runScenario(s);
+  }
+  const { r, pageErrors } = outcome;
   const problems = r.ok ? s.checks(r).filter(Boolean) : [r.error ?? "failed"];
   problems.push(...pageErrors.map((e) => `page error: ${e}`));
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
@@ -283,7 +306,6 @@ for (const s of SCENARIOS) {
   if (s.scenario === "overhead" && r.results) console.log(JSON.stringify(r.results, null, 1));
   for (const p of problems) console.log(`  - ${p}`);
 }
-await browser.close();
 await server.close();
 
 console.log("\nbrowser tests:");

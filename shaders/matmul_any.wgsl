@@ -36,17 +36,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rest = g / prm(4u);
     let tm = rest % prm(5u);
     let z = rest / prm(5u);
-    var a_base = prm_i(8u);
-    var b_base = prm_i(11u);
-    var left = z;
-    for (var d = prm(7u); d > 0u; d = d - 1u) {
-        let slot = 14u + 3u * (d - 1u);
-        let size = prm(slot);
-        let c = i32(left % size);
-        left = left / size;
-        a_base += c * prm_i(slot + 1u);
-        b_base += c * prm_i(slot + 2u);
-    }
+    let bases = matmul_batch_bases(z);
+    let a_base = bases.x;
+    let b_base = bases.y;
     let a_sm = prm_i(9u);
     let a_sk = prm_i(10u);
     let b_sk = prm_i(12u);

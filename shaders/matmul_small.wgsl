@@ -23,17 +23,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let K = prm(3u);
     let j = t % N;
     let i = (t / N) % M;
-    var left = t / (M * N);
-    var a_at = prm_i(8u);
-    var b_at = prm_i(11u);
-    for (var d = prm(7u); d > 0u; d = d - 1u) {
-        let slot = 14u + 3u * (d - 1u);
-        let size = prm(slot);
-        let c = i32(left % size);
-        left = left / size;
-        a_at += c * prm_i(slot + 1u);
-        b_at += c * prm_i(slot + 2u);
-    }
+    let bases = matmul_batch_bases(t / (M * N));
+    var a_at = bases.x;
+    var b_at = bases.y;
     let a_sk = prm_i(10u);
     let b_sk = prm_i(12u);
     a_at += i32(i) * prm_i(9u);

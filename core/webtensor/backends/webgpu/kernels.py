@@ -28,7 +28,7 @@ WORKGROUP = 64
 # Output words per invocation of elementwise kernels (map.wgsl, fused kernels): CPU adapters
 # (SwiftShader, lavapipe) pay per invocation, GPUs do not mind a short loop.
 ITEMS = 4
-_LIBRARIES = ("prelude", "int32", "float32", "float16", "int64", "complex64")
+_LIBRARIES = ("prelude", "int32", "float32", "float16", "int64", "complex64", "matmul_lib")
 
 
 @cache

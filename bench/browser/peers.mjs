@@ -43,6 +43,10 @@ const WORKLOADS = [
   { name: "scatter-add 1M", kind: "scatter", n: SCATTER.n, m: SCATTER.m, bytes: 12 * SCATTER.n },
 ];
 
+// ?only=a,b keeps the workloads whose names contain a or b (run_peers.mjs --only).
+const ONLY = (new URLSearchParams(location.search).get("only") ?? "").split(",").filter(Boolean);
+const SELECTED = WORKLOADS.filter((w) => !ONLY.length || ONLY.some((o) => w.name.includes(o)));
+
 // Indices in [0, m) from the same generator: floor(m * u).
 function randomIndices(n, m, seed) {
   return Int32Array.from(randomFloats(n, seed), (u) => Math.floor(u * m));
@@ -296,7 +300,7 @@ async function main() {
   const adapter = await navigator.gpu?.requestAdapter();
   const info = adapter?.info ?? {};
   const result = { adapter: `${info.vendor ?? "?"} ${info.architecture ?? ""} ${info.description ?? ""}`.trim(),
-                   workloads: WORKLOADS, ms: {}, values: {}, errors: {} };
+                   workloads: SELECTED, ms: {}, values: {}, errors: {} };
   log(`adapter: ${result.adapter}`);
   for (const [name, setup] of Object.entries(libraries)) {
     result.ms[name] = {};
@@ -309,7 +313,7 @@ async function main() {
       log(`${name}: setup failed: ${e}`);
       continue;
     }
-    for (const w of WORKLOADS) {
+    for (const w of SELECTED) {
       try {
         const timed = await run(w);
         if (timed === null) continue;  // the library has no such feature (shown as n/a)

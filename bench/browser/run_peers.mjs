@@ -1,6 +1,7 @@
 // Runs peers.html in headless Chromium and prints webtensor vs TensorFlow.js vs jax-js.
 //
 //   python build_wasm.py && node bench/browser/run_peers.mjs [--site build/site] [--json out.json]
+//       [--only "scatter,chain"]    # only the workloads whose names contain one of these
 //
 // Bundles the peers with esbuild, serves the built site at / and the benchmark page at /bench/,
 // and drives /usr/bin/chromium (or $CHROMIUM) with WebGPU enabled.
@@ -19,6 +20,7 @@ const { values: args } = parseArgs({
     site: { type: "string", default: join(ROOT, "build", "site") },
     json: { type: "string" },
     timeout: { type: "string", default: "900" },
+    only: { type: "string", default: "" },
   },
 });
 
@@ -34,7 +36,7 @@ await esbuild.build({
 for (const f of ["peers.html", "peers.mjs"]) await copyFile(join(HERE, f), join(out, f));
 
 const server = await serveStatic(args.site, { routes: [["/bench/", out]] });
-const url = `${server.url}/bench/peers.html`;
+const url = `${server.url}/bench/peers.html?only=${encodeURIComponent(args.only)}`;
 const browser = await launchChromium({ webgpu: true });
 let result;
 try {

@@ -312,16 +312,29 @@ fn log1p_f32(x: f32) -> f32 {
 
 // -- trigonometric ---------------------------------------------------------------------------------
 
-// 2/pi in binary, 32 bits per word from the most significant; word 0 is a zero pad.
-const TWO_OVER_PI = array<u32, 11>(0x00000000u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u,
-    0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u);
+// 2/pi in binary, 32 bits per word from the most significant; word 0 is a zero pad.  Selects,
+// not a const array: a dynamically indexed const array is copied into every invocation's
+// private memory first (lavapipe ran sin 3x slower with it).
+fn two_over_pi_table(j: u32) -> u32 {
+    var w = 0x424dd2e0u;
+    w = select(w, 0xb7246e3au, j == 9u);
+    w = select(w, 0xdebbc561u, j == 8u);
+    w = select(w, 0xfe5163abu, j == 7u);
+    w = select(w, 0x3c439041u, j == 6u);
+    w = select(w, 0xdb629599u, j == 5u);
+    w = select(w, 0xf534ddc0u, j == 4u);
+    w = select(w, 0xfc2757d1u, j == 3u);
+    w = select(w, 0x4e441529u, j == 2u);
+    w = select(w, 0xa2f9836eu, j == 1u);
+    return select(w, 0u, j == 0u);
+}
 
 fn two_over_pi_word(g: u32) -> u32 {
     // 32 bits of 2/pi starting at bit g of the table (bit 0 = MSB of word 0).
     let j = g >> 5u;
     let s = g & 31u;
-    let a = TWO_OVER_PI[j];
-    let b = TWO_OVER_PI[j + 1u];
+    let a = two_over_pi_table(j);
+    let b = two_over_pi_table(j + 1u);
     return select((a << s) | (b >> (32u - s)), a, s == 0u);
 }
 

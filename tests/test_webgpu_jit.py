@@ -309,3 +309,74 @@ def test_random_programs_fuse_bit_exactly(gpu):
             return d * d, wt.astype(d, wt.float32) / 3
         for x, y in zip(wt.jit(f)(a, b), f(a, b)):
             assert x.tobytes() == y.tobytes(), dt
+
+
+# Views of an (8, 24) tensor as operands of a (6, 12) result, and whether they let eager map
+# kernels run four elements per invocation (kernels.vec4_kind): aligned whole vec4s, or one
+# element shared by all four.  (wt.jit makes such arguments dense before its kernels run.)
+VEC4_VIEWS = {
+    "contiguous": (lambda x: wt.reshape(x[:3], (6, 12)), True),
+    "offset by a vec4": (lambda x: x[1:7, 4:16], True),
+    "row broadcast": (lambda x: x[2, :12], True),
+    "column broadcast": (lambda x: x[:6, 5:6], True),
+    "one element": (lambda x: x[3, 7], True),
+    "offset by one": (lambda x: x[:6, 1:13], False),
+    "step two": (lambda x: x[:6, ::2], False),
+    "transposed": (lambda x: wt.reshape(x, (16, 12))[:12, :6].T, False),
+}
+
+
+@pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint32])
+@pytest.mark.parametrize("name", VEC4_VIEWS)
+def test_vec4_kernels_equal_the_scalar_ones_for_every_operand_layout(gpu, monkeypatch, name,
+                                                                      dt):
+    """Eager map kernels and fused kernels: the vec4 kernel where the layout allows it, with
+    the bits of the scalar kernel (and of the CPU for integers)."""
+    from webtensor.backends.webgpu import kernels
+
+    device, backend = gpu
+    view, vectorized = VEC4_VIEWS[name]
+    seen = []  # the text of each kernel launched for the (6, 12) result
+    launch = backend.launch
+
+    def spy(kernel, buffers, params, groups):
+        n = params.words[1] if hasattr(params, "words") else int.from_bytes(params[4:8], "little")
+        if n == 72:
+            seen.append(kernel.wgsl)
+        launch(kernel, buffers, params, groups)
+    monkeypatch.setattr(backend, "launch", spy)
+
+    def f(v, y):
+        return wt.sin(v * y + 3) / 2 if dt is wt.float32 else (v * y + 3) // 2
+
+    def run(dev):
+        base = wt.astype(wt.reshape(wt.arange(8 * 24, device=dev) - 90, (8, 24)), dt)
+        y = wt.astype(wt.arange(72, device=dev) % 7 + 1, dt).reshape(6, 12)
+        v = view(base)
+        seen.clear()
+        eager = f(v, y).tobytes()
+        kernel_texts[:] = seen
+        return [eager, wt.jit(f)(v, y).tobytes()]
+    kernel_texts = []
+    backend.plans.clear()  # eager dispatch plans are cached per layout: start and end clean
+    got = run(device)
+    # the first kernel reads the view; the later ones read its dense results
+    vec4 = ["array<vec4<u32>>" in text for text in kernel_texts]
+    assert vec4 and vec4[0] == vectorized and all(vec4[1:]), name
+    backend.plans.clear()
+    monkeypatch.setattr(kernels, "vec4_kind", lambda *a: None)
+    try:
+        assert got == run(device), name
+    finally:
+        backend.plans.clear()
+    if dt is not wt.float32:
+        assert got == run("cpu"), name
+
+
+def test_every_buffer_holds_whole_vec4s():
+    """vec4 kernels read any element through the vec4 around it, so no allocation may end
+    inside one (big buffers too, which are not bucketed)."""
+    from webtensor.backends.webgpu.allocator import bucket
+
+    for nbytes in (1, 4, 255, 4097, (16 << 20) - 4, (16 << 20) + 4, (64 << 20) + 8, 3 << 26):
+        assert bucket(nbytes) >= nbytes and bucket(nbytes) % 16 == 0, nbytes

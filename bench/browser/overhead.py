@@ -39,19 +39,50 @@ def _read_us(reps: int = 50) -> float:
     return (time.perf_counter() - t0) / reps * 1e6
 
 
-_RAW_CHAIN = """
+# The chain's fast arithmetic as hand-written kernels, in three layouts: one element per
+# invocation; four, a whole grid apart (the generated kernels' layout); one vec4 per invocation,
+# computed as a vector or lane by lane.
+_RAW_HEAD = """
 @group(0) @binding(0) var<uniform> P: array<vec4<u32>, 16>;
-@group(0) @binding(1) var<storage, read> in0: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out0: array<f32>;
+@group(0) @binding(1) var<storage, read> in0: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> out0: array<${T}>;
+fn chain(x: ${T}) -> ${T} {
+    var y = sin(x * 1.5 + 0.5);
+    y = y * y;
+    return exp(sqrt(abs(y - 0.25)));
+}
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 64u;
-    if (i >= P[0].x) { return; }
-    var y = sin(in0[i] * 1.5 + 0.5);
-    y = y * y;
-    out0[i] = exp(sqrt(abs(y - 0.25)));
-}
+    let first = gid.x + gid.y * nwg.x * 64u;
 """
+_RAW_CHAIN = {
+    "raw_kernel_ms": ("f32", 1, """
+    if (first >= P[0].x) { return; }
+    out0[first] = chain(in0[first]);
+}"""),
+    "raw_items4_ms": ("f32", 4, """
+    let stride = nwg.x * nwg.y * 64u;
+    for (var item = 0u; item < 4u; item = item + 1u) {
+        let i = first + item * stride;
+        if (i >= P[0].x) { return; }
+        out0[i] = chain(in0[i]);
+    }
+}"""),
+    "raw_vec4_ms": ("vec4<f32>", 4, """
+    if (first >= P[0].x / 4u) { return; }
+    out0[first] = chain(in0[first]);
+}"""),
+    "raw_vec4_lanes_ms": ("vec4<f32>", 4, """
+    if (first >= P[0].x / 4u) { return; }
+    let x = in0[first];
+    out0[first] = vec4<f32>(chain1(x.x), chain1(x.y), chain1(x.z), chain1(x.w));
+}
+fn chain1(x: f32) -> f32 {
+    var y = sin(x * 1.5 + 0.5);
+    y = y * y;
+    return exp(sqrt(abs(y - 0.25)));
+}"""),
+}
 
 
 def _chain(x):
@@ -81,19 +112,84 @@ def chain_split(n: int = 1 << 20) -> dict:
     x = wt.linspace(-3, 3, n, dtype=wt.float32, device="webgpu")
     jitted = wt.jit(_chain)
     backend = x._backend
-    kernel = Kernel(_RAW_CHAIN, 1, 1, 256)
     params = struct.pack("<I", n) + bytes(252)
-    groups = -(-n // 64)
+
+    def raw(kernel, per_thread):
+        def call():
+            out = empty((n,), wt.float32, x.device)
+            backend.launch(kernel, [x._data, out._data], params, -(-n // (64 * per_thread)))
+            return out
+        return call
+
+    out = {"n": n}
+    with wt.set_precision("fast"):
+        out["jit_fast_ms"] = round(_ms_per_call(lambda: jitted(x)), 2)
+    out["jit_exact_ms"] = round(_ms_per_call(lambda: jitted(x)), 2)
+    reference = None
+    for name, (wgsl_type, per_thread, body) in _RAW_CHAIN.items():
+        kernel = Kernel(_RAW_HEAD.replace("${T}", wgsl_type) + body, 1, 1, 256)
+        call = raw(kernel, per_thread)
+        result = call().tolist()
+        if reference is not None and result != reference:
+            raise AssertionError(f"chain_split: {name} computed something else")
+        reference = result
+        out[name] = round(_ms_per_call(call), 2)
+    return out
+
+
+_RAW_SCALE = """
+@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 16>;
+@group(0) @binding(1) var<storage, read> in0: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> out0: array<vec4<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = gid.x + gid.y * nwg.x * 64u;
+    if (t >= P[0].x / 4u) { return; }
+    out0[t] = in0[t] * 1.5;
+}
+"""
+
+
+def eager_split(n: int = 1 << 20) -> dict:
+    """Milliseconds per eager op of the chain on ``n`` float32 elements (fast precision), and
+    of ``x * 1.5`` as one hand-written vec4 kernel through the same driver."""
+    import struct
+
+    from webtensor.backends.webgpu.kernels import Kernel
+    from webtensor.tensor import empty
+
+    x = wt.linspace(-3, 3, n, dtype=wt.float32, device="webgpu")
+    ops = {"mul": lambda: x * 1.5, "add": lambda: x + 0.5, "sin": lambda: wt.sin(x),
+           "square": lambda: x * x, "abs": lambda: wt.abs(x), "exp": lambda: wt.exp(x)}
+    out = {}
+    with wt.set_precision("fast"):
+        for name, op in ops.items():
+            out[f"eager_{name}_ms"] = round(_ms_per_call(op), 2)
+    kernel, backend = Kernel(_RAW_SCALE, 1, 1, 256), x._backend
+    params = struct.pack("<I", n) + bytes(252)
 
     def raw():
-        out = empty((n,), wt.float32, x.device)
-        backend.launch(kernel, [x._data, out._data], params, groups)
-        return out
+        r = empty((n,), wt.float32, x.device)
+        backend.launch(kernel, [x._data, r._data], params, -(-n // 256))
+        return r
+    out["raw_vec4_mul_ms"] = round(_ms_per_call(raw), 2)
+    return out
 
-    with wt.set_precision("fast"):
-        fast = _ms_per_call(lambda: jitted(x))
-    return {"n": n, "jit_fast_ms": round(fast, 2), "jit_exact_ms": round(
-        _ms_per_call(lambda: jitted(x)), 2), "raw_kernel_ms": round(_ms_per_call(raw), 2)}
+
+TRANSCENDENTALS = ("sin", "cos", "exp", "log", "tanh", "sqrt")
+
+
+def transcendentals(n: int = 1 << 20) -> dict:
+    """Milliseconds per jitted call of each float32 function on ``n`` elements, in exact
+    precision (webtensor's own correctly reduced functions) and fast (WGSL's built-ins)."""
+    x = wt.linspace(0.001, 30, n, dtype=wt.float32, device="webgpu")
+    out = {}
+    for name in TRANSCENDENTALS:
+        fn = wt.jit(getattr(wt, name))
+        for precision in ("exact", "fast"):
+            with wt.set_precision(precision):
+                out[f"{name}_{precision}_ms"] = round(_ms_per_call(lambda fn=fn: fn(x)), 2)
+    return out
 
 
 def run(n: int = 1000, sizes=(16, 4096)) -> dict:
@@ -106,6 +202,8 @@ def run(n: int = 1000, sizes=(16, 4096)) -> dict:
         out[f"us_per_op_{size}"] = round(min(_per_op_us(n, size) for _ in range(3)), 2)
     out["us_per_read"] = round(_read_us(), 1)
     out.update(chain_split())
+    out.update(eager_split())
+    out.update(transcendentals())
     return out
 
 

@@ -173,7 +173,6 @@ def _emit(group: Group, layout: _Layout, at: int, first_binding: int, lit_slots:
     """SSA lines computing every member of ``group`` at element ``idx``: (lines, register of
     each member value).  ``preset``: value id -> register of values computed elsewhere."""
     lines = []
-    names = dict(preset or {})
     view_name: dict[tuple, str] = {}
     nd = len(layout.cshape)
     for j, (view, st) in enumerate(zip(layout.views, layout.strides)):
@@ -182,8 +181,21 @@ def _emit(group: Group, layout: _Layout, at: int, first_binding: int, lit_slots:
         name = f"{prefix}x{j}"
         lines.append(f"let {name} = {STORAGE[storage_of(view.dtype)].load.format(buf=buf, idx=index)};")
         view_name[_vkey(view)] = name
+    _literal_names(layout, at, lit_slots, view_name)
+    member_lines, names = _emit_members(group, view_name, fns, prefix, prefix, preset)
+    return lines + member_lines, names
+
+
+def _literal_names(layout: _Layout, at: int, lit_slots: dict, view_name: dict) -> None:
     for view in layout.literals:
         view_name[_vkey(view)] = literal_expr(storage_of(view.dtype), at + lit_slots[view.value.id])
+
+
+def _emit_members(group: Group, view_name: dict, fns: dict, fn_prefix: str, prefix: str,
+                  preset=None):
+    """One ``let`` per member, reading external views through ``view_name``."""
+    lines = []
+    names = dict(preset or {})
     for k, node in enumerate(group.members):
         expr, ins = node_expr(node)
         out_storage = storage_of(node.results[0].dtype)
@@ -192,7 +204,7 @@ def _emit(group: Group, layout: _Layout, at: int, first_binding: int, lit_slots:
             found = names.get(view.value.id) if (_internal(view, group)
                                                  or view.value.id in names) else None
             args.append(found if found is not None else view_name[_vkey(view)])
-        fn = _function(fns, expr, ins, out_storage, prefix)
+        fn = _function(fns, expr, ins, out_storage, fn_prefix)
         value = f"{fn}({', '.join(args)})"
         narrow = NARROW.get(out_storage)
         if narrow is not None:
@@ -203,9 +215,56 @@ def _emit(group: Group, layout: _Layout, at: int, first_binding: int, lit_slots:
     return lines, names
 
 
+# -- four elements per invocation (kernels.vec4_kernel) -----------------------------------------
+
+def _vector_kinds(layout: _Layout, outputs) -> list[str] | None:
+    """Each input view's ``kernels.vec4_kind`` when the group can run four elements per
+    invocation (every operand and result 32-bit), else None."""
+    if layout.n % kernels.LANES or not layout.cshape:
+        return None
+    if any(storage_of(v.dtype) not in kernels.VEC4_STORAGES
+           for v in [*outputs, *(view.value for view in layout.views)]):
+        return None
+    kinds = [kernels.vec4_kind(layout.cshape, st, view.offset)
+             for view, st in zip(layout.views, layout.strides)]
+    return None if None in kinds else kinds
+
+
+def _plan_vec4(group: Group, layout: _Layout, outputs, kinds) -> FusedPlan:
+    threads = layout.n // kernels.LANES
+    params, lit_slots = layout.params(threads)
+    fns: dict = {}
+    nd = len(layout.cshape)
+    lines = []
+    lane_names = [{} for _ in range(kernels.LANES)]
+    for j, (view, st, kind) in enumerate(zip(layout.views, layout.strides, kinds)):
+        index = kernels.index_expr(kernels.index_mode(layout.cshape, st), j, nd, "i", 0, fns)
+        loads, values = kernels.vec4_load(kind, storage_of(view.dtype), j,
+                                          f"in{layout.binding_of[view.value.id]}", index)
+        lines += loads
+        for names, value in zip(lane_names, values):
+            names[_vkey(view)] = value
+    regs = []
+    for lane, names in enumerate(lane_names):
+        _literal_names(layout, 0, lit_slots, names)
+        member_lines, reg = _emit_members(group, names, fns, "", f"l{lane}")
+        lines += member_lines
+        regs.append(reg)
+    for o, value in enumerate(outputs):
+        lines.append(kernels.vec4_store(storage_of(value.dtype), f"out{o}",
+                                        [reg[value.id] for reg in regs]))
+    kernel = kernels.vec4_kernel("\n".join(fns.values()), "\n".join("    " + x for x in lines),
+                                 len(layout.values), len(outputs), len(params.words))
+    return FusedPlan(kernel, params.pack(kernel), kernels.groups_for(threads), layout.values,
+                     outputs, layout.n)
+
+
 def plan(group: Group) -> FusedPlan:
     layout = _Layout(group)
     outputs = list(group.results)
+    kinds = _vector_kinds(layout, outputs)
+    if kinds is not None:
+        return _plan_vec4(group, layout, outputs, kinds)
     step = max(STORAGE[storage_of(v.dtype)].per_word for v in outputs)
     threads = -(-layout.n // step)
     params, lit_slots = layout.params(threads)

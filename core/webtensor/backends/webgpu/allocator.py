@@ -37,12 +37,13 @@ class GPUBuffer:
 
 def bucket(nbytes: int) -> int:
     """Allocation size for ``nbytes``: 256-byte steps up to 4 KiB, then eighths of a power of
-    two up to 16 MiB (so freed buffers fit later requests of similar size), then exact words
-    (big buffers must stay within the binding limit)."""
+    two up to 16 MiB (so freed buffers fit later requests of similar size), then whole vec4s
+    (big buffers must stay within the binding limit; kernels that bind ``array<vec4<u32>>``
+    read any element through its vec4)."""
     if nbytes <= 4096:
         return max(256, -(-nbytes // 256) * 256)
     if nbytes > 16 << 20:
-        return (nbytes + 3) & ~3
+        return (nbytes + 15) & ~15
     step = 1 << (nbytes.bit_length() - 4)
     return -(-nbytes // step) * step
 

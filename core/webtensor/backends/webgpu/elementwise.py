@@ -254,11 +254,30 @@ def _map_plan(expr: str, out, inputs, storages, out_storage: str) -> tuple:
     n = out.size
     shape, strides = kernels.collapse(out.shape, [t.strides for t in inputs])
     modes = tuple((s, kernels.index_mode(shape, st)) for s, st in zip(storages, strides))
-    threads = -(-n // kernels.STORAGE[out_storage].per_word)
     slots = 4 + len(shape) + len(inputs) * (len(shape) + 1)
+    operands = [(t.offset, st) for t, st in zip(inputs, strides)]
+    kinds = _vec4_kinds(n, shape, strides, inputs, storages, out_storage)
+    if kinds is not None:
+        threads = n // kernels.LANES
+        kernel = kernels.map_vec4_kernel(
+            expr, out_storage, tuple((s, m, k) for (s, m), k in zip(modes, kinds)), slots,
+            len(shape))
+        return (kernel, Params(n, threads, shape, operands).pack(kernel),
+                kernels.groups_for(threads))
+    threads = -(-n // kernels.STORAGE[out_storage].per_word)
     kernel = kernels.map_kernel(expr, out_storage, modes, slots, ndim=len(shape))
-    params = Params(n, threads, shape, [(t.offset, st) for t, st in zip(inputs, strides)])
+    params = Params(n, threads, shape, operands)
     return kernel, params.pack(kernel), kernels.map_groups(threads)
+
+
+def _vec4_kinds(n: int, shape, strides, inputs, storages, out_storage: str):
+    """Each input's ``kernels.vec4_kind`` when the map can run four elements per invocation."""
+    if n % kernels.LANES or not shape or out_storage not in kernels.VEC4_STORAGES:
+        return None
+    if any(s not in kernels.VEC4_STORAGES for s in storages):
+        return None
+    kinds = [kernels.vec4_kind(shape, st, t.offset) for t, st in zip(inputs, strides)]
+    return None if None in kinds else kinds
 
 
 def _map_index(dev, expr: str, out, out_storage: str, params: Params) -> None:

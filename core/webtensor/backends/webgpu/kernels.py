@@ -152,13 +152,14 @@ def uniform_vec4s(slots: int) -> int:
     return 16 * max(1, -(-slots // 64))
 
 
-def header(n_in: int, n_out: int, vec4s: int) -> str:
+def header(n_in: int, n_out: int, vec4s: int, element: str = "u32") -> str:
+    """The bindings (storage buffers as ``array<element>``) and params.wgsl."""
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;"]
     for i in range(n_in):
-        lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<u32>;")
+        lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<{element}>;")
     for i in range(n_out):
         lines.append(f"@group(0) @binding({n_in + i + 1}) var<storage, read_write> out{i}: "
-                     f"array<u32>;")
+                     f"array<{element}>;")
     return "\n".join(lines) + "\n\n" + source("params")
 
 
@@ -250,6 +251,89 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
     return render("map", len(ins), 1, slots, op_params=params, out_type=so.wgsl_type,
                    expr=expr, body="\n".join("        " + line for line in body), items=ITEMS,
                    functions="\n\n".join(functions.values()))
+
+
+# -- four elements per invocation -------------------------------------------------------------
+# SwiftShader and lavapipe bounds-check and gather every scalar load of every lane; a vec4 load
+# is one 128-bit access.  Elementwise kernels whose operands are all 32-bit and lie in whole
+# aligned vec4s bind their buffers as array<vec4<u32>> and compute four consecutive elements per
+# invocation, lane by lane through the same scalar code (so the bits are the scalar kernel's):
+# about 3x faster on Chromium's SwiftShader (bench/browser/overhead.py's chain split).
+
+LANES = 4
+VEC4_STORAGES = ("f32", "i32", "u32")
+_VEC4_LOAD = {"f32": "bitcast<vec4<f32>>({v})", "i32": "bitcast<vec4<i32>>({v})", "u32": "{v}"}
+
+
+def vec4_kind(shape, strides, offset: int) -> str | None:
+    """How a vec4 kernel over the (collapsed, C-order) ``shape`` loads an operand view:
+    ``"vec"`` (each invocation's four elements are one aligned vec4), ``"splat"`` (the four
+    share one element), or None (neither: the scalar kernel)."""
+    if all(s == 0 for s in strides):
+        return "splat"
+    if shape[-1] % LANES:
+        return None  # four consecutive elements may straddle rows
+    if strides[-1] == 0:
+        return "splat"
+    if strides[-1] == 1 and offset % LANES == 0 and all(s % LANES == 0 for s in strides[:-1]):
+        return "vec"
+    return None
+
+
+def vec4_load(kind: str, storage: str, j: int, buf: str, index: str) -> tuple[list, list]:
+    """(WGSL lines loading operand ``j`` at element ``index`` (the first lane's), the value of
+    each lane)."""
+    if kind == "vec":
+        load = _VEC4_LOAD[storage].format(v=f"{buf}[({index}) >> 2u]")
+        return [f"let x{j} = {load};"], [f"x{j}[{lane}]" for lane in range(LANES)]
+    load = STORAGE[storage].load.format(buf=f"{buf}[k{j} >> 2u]", idx=f"k{j} & 3u")
+    return [f"let k{j} = {index};", f"let x{j} = {load};"], [f"x{j}"] * LANES
+
+
+def vec4_store(storage: str, buf: str, lanes) -> str:
+    store = STORAGE[storage].store
+    return f"{buf}[t] = vec4<u32>({', '.join(store.format(v=v) for v in lanes)});"
+
+
+@lru_cache(maxsize=1024)
+def vec4_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int) -> Kernel:
+    """A kernel of one invocation per four output elements (``t``; ``i = 4 t``): ``body``
+    loads with ``vec4_load`` and stores with ``vec4_store``."""
+    vec4s = uniform_vec4s(slots)
+    text = "\n".join([
+        header(n_in, n_out, vec4s, "vec4<u32>"), "", functions, "",
+        f"@compute @workgroup_size({WORKGROUP})",
+        "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
+        "@builtin(num_workgroups) nwg: vec3<u32>) {",
+        f"    let t = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {WORKGROUP}u;",
+        "    if (t >= prm(2u)) {",
+        "        return;",
+        "    }",
+        "    let i = t * 4u;",
+        body,
+        "}",
+    ])
+    return Kernel(with_libraries(text), n_in, n_out, vec4s * 16)
+
+
+@lru_cache(maxsize=4096)
+def map_vec4_kernel(expr: str, out: str, ins: tuple[tuple[str, object, str], ...], slots: int,
+                    ndim: int) -> Kernel:
+    """``map_kernel`` four elements per invocation; ``ins``: (storage, index mode, vec4 kind)."""
+    names = "abc"
+    params = ", ".join(f"{names[j]}: {STORAGE[s].wgsl_type}" for j, (s, _, _) in enumerate(ins))
+    functions: dict[str, str] = {}
+    lines, lanes = [], []
+    for j, (s, mode, kind) in enumerate(ins):
+        loads, values = vec4_load(kind, s, j, f"in{j}",
+                                  index_expr(mode, j, ndim, functions=functions))
+        lines += loads
+        lanes.append(values)
+    op = f"fn op({params}) -> {STORAGE[out].wgsl_type} {{\n    return {expr};\n}}"
+    calls = [f"op({', '.join(v[lane] for v in lanes)})" for lane in range(LANES)]
+    lines.append(vec4_store(out, "out0", calls))
+    return vec4_kernel("\n\n".join([op, *functions.values()]),
+                       "\n".join("    " + line for line in lines), len(ins), 1, slots)
 
 
 @lru_cache(maxsize=256)

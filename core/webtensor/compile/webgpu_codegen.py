@@ -255,7 +255,7 @@ def _plan_vec4(group: Group, layout: _Layout, outputs, kinds) -> FusedPlan:
                                         [reg[value.id] for reg in regs]))
     kernel = kernels.vec4_kernel("\n".join(fns.values()), "\n".join("    " + x for x in lines),
                                  len(layout.values), len(outputs), len(params.words))
-    return FusedPlan(kernel, params.pack(kernel), kernels.groups_for(threads), layout.values,
+    return FusedPlan(kernel, params.pack(kernel), kernels.vec4_groups(threads), layout.values,
                      outputs, layout.n)
 
 

@@ -263,7 +263,7 @@ def _map_plan(expr: str, out, inputs, storages, out_storage: str) -> tuple:
             expr, out_storage, tuple((s, m, k) for (s, m), k in zip(modes, kinds)), slots,
             len(shape))
         return (kernel, Params(n, threads, shape, operands).pack(kernel),
-                kernels.groups_for(threads))
+                kernels.vec4_groups(threads))
     threads = -(-n // kernels.STORAGE[out_storage].per_word)
     kernel = kernels.map_kernel(expr, out_storage, modes, slots, ndim=len(shape))
     params = Params(n, threads, shape, operands)

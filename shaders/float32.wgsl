@@ -339,59 +339,45 @@ fn two_over_pi_word(g: u32) -> u32 {
 }
 
 // Reduction of finite ax >= pi/4 (Payne-Hanek): ax = (q + r / (pi/2)) * pi/2 with |r| <= pi/4.
-// Returns (r_hi, r_lo, q mod 4).
+// Returns (r_hi, r_lo, q mod 4).  Written small, with loops: SwiftShader runs a kernel holding
+// this code several times slower even where no argument takes this path.
 fn rem_pio2(ax: f32) -> vec3<f32> {
     let bits = bitcast<u32>(ax);
-    let e = i32(bits >> 23u) - 127;
     let m = (bits & 0x007fffffu) | 0x00800000u;  // ax = m * 2^(e - 23)
-    // 96 bits of 2/pi whose weights put bits 94-95 of m * window at 2^1 and 2^0 (mod 4).
-    let g = u32(e + 7);
-    let w0 = two_over_pi_word(g);
-    let w1 = two_over_pi_word(g + 32u);
-    let w2 = two_over_pi_word(g + 64u);
-    let p2 = mul_wide_u32(m, w2);
-    let p1 = mul_wide_u32(m, w1);
-    let p0 = mul_wide_u32(m, w0);
-    let c3 = p2.y;
-    let c2 = p1.y + p2.x;
-    let carry2 = select(0u, 1u, c2 < p1.y);
-    let c1 = p0.y + p1.x + carry2;  // carries out of c1 are multiples of 4
-    var q = c1 >> 30u;
-    // Fraction: 94 bits (c1 & 0x3fffffff, c2, c3); take the top 64 as (a, b).
-    var a = ((c1 & 0x3fffffffu) << 2u) | (c2 >> 30u);
-    var b = (c2 << 2u) | (c3 >> 30u);
-    var neg = false;
-    if ((a & 0x80000000u) != 0u) {  // fraction >= 1/2: use fraction - 1
-        q = q + 1u;
-        neg = true;
-        a = ~a;
-        b = ~b;
-        b = b + 1u;
-        a = a + select(0u, 1u, b == 0u);
+    // m times 96 bits of 2/pi whose weights put bits 94-95 of the product at 2^1 and 2^0
+    // (mod 4), word by word from the least significant: (c1, c2, c3), carries out of c1 are
+    // multiples of 4.
+    let g = (bits >> 23u) - 120u;  // e + 7
+    var c1 = 0u;
+    var c2 = 0u;
+    var c3 = 0u;
+    var hi = 0u;
+    var carry = 0u;
+    for (var k = 0u; k < 3u; k = k + 1u) {
+        let p = mul_wide_u32(m, two_over_pi_word(g + 64u - 32u * k));
+        let w = p.y + hi;
+        c3 = c2;
+        c2 = c1;
+        c1 = w + carry;
+        carry = select(0u, 1u, w < p.y);
+        hi = p.x;
     }
-    var shift = 0u;
-    if (a == 0u) {
-        a = b;
-        b = 0u;
-        shift = 32u;
-        if (a == 0u) {
-            return vec3<f32>(0.0, 0.0, f32(q & 3u));
-        }
+    // Fraction: the top 64 of its 94 bits as (a, b); at 1/2 or more, use fraction - 1.
+    let a0 = ((c1 & 0x3fffffffu) << 2u) | (c2 >> 30u);
+    let b0 = (c2 << 2u) | (c3 >> 30u);
+    let neg = a0 >= 0x80000000u;
+    let b = select(b0, ~b0 + 1u, neg);
+    let a = select(a0, ~a0 + select(0u, 1u, b == 0u), neg);
+    // (a 2^32 + b) 2^-64 as a double-float: its four 16-bit pieces are exact in f32 and do
+    // not overlap, so adding them from the smallest keeps 48 significant bits.
+    var f = vec2<f32>(0.0, 0.0);
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        let piece = (select(b, a, k >= 2u) >> (16u * (k & 1u))) & 0xffffu;
+        f = df_add(f, vec2<f32>(f32(piece) * pow2_f32(i32(16u * k) - 64), 0.0));
     }
-    let lz = countLeadingZeros(a);
-    if (lz > 0u) {
-        a = (a << lz) | (b >> (32u - lz));
-        b = b << lz;
-    }
-    shift += lz;
-    // fraction = (a * 2^32 + b) * 2^-(64 + shift)
-    let hi = f32(a >> 8u) * pow2_f32(-24 - i32(shift));
-    let lo = f32(((a & 0xffu) << 24u) | (b >> 8u)) * pow2_f32(-56 - i32(shift));
-    var r = df_mul(fast_two_sum(hi, lo), vec2<f32>(PIO2_HI, PIO2_LO));
-    if (neg) {
-        r = -r;
-    }
-    return vec3<f32>(r.x, r.y, f32(q & 3u));
+    let r = df_mul(f, vec2<f32>(PIO2_HI, PIO2_LO));
+    let q = (c1 >> 30u) + select(0u, 1u, neg);
+    return vec3<f32>(select(r, -r, neg), f32(q & 3u));
 }
 
 // Cody-Waite reduction for pi/4 <= ax < 400 (q < 256): pi/2 = CW1 + CW2 + CW3 + CW4, the first
@@ -414,15 +400,14 @@ fn rem_pio2_cody_waite(ax: f32) -> vec3<f32> {
     return vec3<f32>(r.x, r.y, f32(u32(q) & 3u));
 }
 
-// (r_hi, r_lo, quadrant) for |x| (finite).
+// (r_hi, r_lo, quadrant) for |x| (finite).  Selects, not branches, except around Payne-Hanek:
+// SwiftShader pays for both sides of a branch anyway, and for every branch.
 fn trig_reduce(ax: f32) -> vec3<f32> {
-    if (ax < 0.78539816) {
-        return vec3<f32>(ax, 0.0, 0.0);
+    var t = select(rem_pio2_cody_waite(ax), vec3<f32>(ax, 0.0, 0.0), ax < 0.78539816);
+    if (ax >= 400.0 && is_finite_f32(ax)) {
+        t = rem_pio2(ax);
     }
-    if (ax < 400.0) {
-        return rem_pio2_cody_waite(ax);
-    }
-    return rem_pio2(ax);
+    return t;
 }
 
 // sin(rh + rl) for |rh| <= pi/4: r + r^3 (-1/3! + r^2/5! - ... - r^8/11!).
@@ -451,56 +436,28 @@ fn cos_kernel(rh: f32, rl: f32) -> f32 {
 }
 
 fn sin_f32(x: f32) -> f32 {
-    if (!is_finite_f32(x)) {
-        return nan_f32();
-    }
-    if (is_tiny_f32(x)) {  // sin(x) = x (the kernel would flush a subnormal)
-        return x;
-    }
     let t = trig_reduce(abs_f32(x));
     let q = u32(t.z);
-    var v: f32;
-    if ((q & 1u) == 0u) {
-        v = sin_kernel(t.x, t.y);
-    } else {
-        v = cos_kernel(t.x, t.y);
-    }
-    if (q >= 2u) {
-        v = neg_f32(v);
-    }
-    return select(v, neg_f32(v), sign_bit_f32(x));
+    let v = select(cos_kernel(t.x, t.y), sin_kernel(t.x, t.y), (q & 1u) == 0u);
+    let w = select(v, neg_f32(v), (q >= 2u) != sign_bit_f32(x));
+    // sin(x) = x for tiny x (the kernel would flush a subnormal)
+    return select(select(w, x, is_tiny_f32(x)), nan_f32(), !is_finite_f32(x));
 }
 
 fn cos_f32(x: f32) -> f32 {
-    if (!is_finite_f32(x)) {
-        return nan_f32();
-    }
     let t = trig_reduce(abs_f32(x));
     let q = u32(t.z);
-    var v: f32;
-    if ((q & 1u) == 0u) {
-        v = cos_kernel(t.x, t.y);
-    } else {
-        v = sin_kernel(t.x, t.y);
-    }
-    if (q == 1u || q == 2u) {
-        v = neg_f32(v);
-    }
-    return v;
+    let v = select(sin_kernel(t.x, t.y), cos_kernel(t.x, t.y), (q & 1u) == 0u);
+    return select(select(v, neg_f32(v), q == 1u || q == 2u), nan_f32(), !is_finite_f32(x));
 }
 
 fn tan_f32(x: f32) -> f32 {
-    if (!is_finite_f32(x)) {
-        return nan_f32();
-    }
-    if (is_tiny_f32(x)) {
-        return x;
-    }
     let t = trig_reduce(abs_f32(x));
     let s = sin_kernel(t.x, t.y);
     let c = cos_kernel(t.x, t.y);
-    var v = select(s / c, -c / s, (u32(t.z) & 1u) == 1u);
-    return select(v, neg_f32(v), sign_bit_f32(x));
+    let v = select(s / c, -c / s, (u32(t.z) & 1u) == 1u);
+    let w = select(v, neg_f32(v), sign_bit_f32(x));
+    return select(select(w, x, is_tiny_f32(x)), nan_f32(), !is_finite_f32(x));
 }
 
 // -- inverse trigonometric -------------------------------------------------------------------------

@@ -154,43 +154,24 @@ fn exp_split(x: f32) -> vec2<f32> {
 }
 
 fn exp_f32(x: f32) -> f32 {
-    if (is_nan_f32(x)) {
-        return x;
-    }
-    if (x > 89.0) {
-        return inf_f32();
-    }
-    if (x < -104.0) {
-        return 0.0;
-    }
-    let s = exp_split(x);
-    return scale_f32(1.0 + s.y, i32(s.x));
+    let s = exp_split(clamp(x, -104.0, 89.0));
+    let e = scale_f32(1.0 + s.y, i32(s.x));
+    return select(select(select(e, 0.0, x < -104.0), inf_f32(), x > 89.0), x, is_nan_f32(x));
 }
 
+// Selects, not branches (see trig_reduce); each argument range keeps its own formula.
 fn expm1_f32(x: f32) -> f32 {
-    if (is_nan_f32(x)) {
-        return x;
-    }
-    if (x > 89.0) {
-        return inf_f32();
-    }
-    if (x < -17.5) {
-        return -1.0;
-    }
-    if (is_tiny_f32(x)) {  // expm1(x) = x; the polynomial would flush a subnormal
-        return x;
-    }
-    if (abs_f32(x) <= 0.34657359) {
-        return expm1_poly(x);
-    }
-    let s = exp_split(x);
+    let s = exp_split(clamp(x, -17.5, 89.0));
     let k = i32(s.x);
-    if (k <= -2) {  // e^x <= 1/2: one rounding of e^x - 1 costs < 1/2 ULP
-        return scale_f32(1.0 + s.y, k) - 1.0;
-    }
-    // e^x - 1 = 2^k (p + (1 - 2^-k)); 1 - 2^-k is exact for -1 <= k <= 24.
+    // e^x <= 1/2 (k <= -2): one rounding of e^x - 1 costs < 1/2 ULP; otherwise
+    // e^x - 1 = 2^k (p + (1 - 2^-k)), and 1 - 2^-k is exact for -1 <= k <= 24.
+    let small = k <= -2;
     let c = select(1.0, 1.0 - pow2_f32(-k), k <= 24);
-    return scale_f32(s.y + c, k);
+    var v = scale_f32(select(s.y + c, 1.0 + s.y, small), k) - select(0.0, 1.0, small);
+    v = select(v, expm1_poly(x), abs_f32(x) <= 0.34657359);
+    v = select(v, x, is_tiny_f32(x));  // expm1(x) = x; the polynomial would flush a subnormal
+    v = select(v, -1.0, x < -17.5);
+    return select(select(v, inf_f32(), x > 89.0), x, is_nan_f32(x));
 }
 
 // -- log family (FreeBSD msun's logf/log2f/log10f reductions) --------------------------------------
@@ -668,24 +649,12 @@ fn cosh_f32(x: f32) -> f32 {
 }
 
 fn tanh_f32(x: f32) -> f32 {
-    if (is_nan_f32(x)) {
-        return x;
-    }
     let ax = abs_f32(x);
-    if (ax < 0x1p-12f) {
-        return x;
-    }
-    var z: f32;
-    if (ax >= 9.0) {
-        z = 1.0;
-    } else if (ax >= 1.0) {
-        let t = expm1_f32(2.0 * ax);
-        z = 1.0 - 2.0 / (t + 2.0);
-    } else {
-        let t = expm1_f32(-2.0 * ax);
-        z = -t / (t + 2.0);
-    }
-    return copysign_f32(z, x);
+    let big = ax >= 1.0;  // one expm1 for both ranges (code size costs on SwiftShader)
+    let t = expm1_f32(select(-2.0 * ax, 2.0 * ax, big));
+    var z = select(-t / (t + 2.0), 1.0 - 2.0 / (t + 2.0), big);
+    z = select(z, 1.0, ax >= 9.0);
+    return select(copysign_f32(z, x), x, ax < 0x1p-12f || is_nan_f32(x));
 }
 
 fn asinh_f32(x: f32) -> f32 {

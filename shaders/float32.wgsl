@@ -43,13 +43,9 @@ fn cmp_key_f32(x: f32) -> i32 {
 // sqrt, also of subnormals (the builtin sees a flushed one as +-0): sqrt(x 2^100) 2^-50 is
 // exact scaling around one correctly rounded root.
 fn sqrt_f32(x: f32) -> f32 {
-    if (is_tiny_f32(x) && nonzero_f32(x)) {
-        if (sign_bit_f32(x)) {
-            return nan_f32();
-        }
-        return sqrt(abs_scaled_up_f32(x)) * 0x1p-50f;
-    }
-    return sqrt(x);
+    let sub = is_tiny_f32(x) && nonzero_f32(x);
+    let r = sqrt(select(x, abs_scaled_up_f32(x), sub));
+    return select(r, select(r * 0x1p-50f, nan_f32(), sign_bit_f32(x)), sub);
 }
 
 // ceil and floor, also of subnormals (the builtins see a flushed one as +-0).  The results are

@@ -173,15 +173,14 @@ fn expm1_f32(x: f32) -> f32 {
 // -- log family (FreeBSD msun's logf/log2f/log10f reductions) --------------------------------------
 
 // Splits x > 0 (finite) into k and f with x = 2^k (1 + f), 1 + f in [sqrt(2)/2, sqrt(2)).
+// (Other x: garbage, which log_special's callers replace.)
 fn log_reduce(x: f32) -> vec2<f32> {
-    var ix = bitcast<u32>(x);
-    var k = 0;
-    if (ix < 0x00800000u) {  // subnormal: normalise the bits (x * 2^25 is 0 where FTZ)
-        let shift = countLeadingZeros(ix) - 8u;
-        ix = ((ix << shift) & 0x007fffffu) | 0x00800000u;
-        k = -i32(shift);
-    }
-    k += i32(ix >> 23u) - 127;
+    let bits = bitcast<u32>(x);
+    // subnormal: normalise the bits (x * 2^25 is 0 where FTZ)
+    let sub = bits < 0x00800000u;
+    let shift = countLeadingZeros(bits) - 8u;
+    let ix = select(bits, ((bits << shift) & 0x007fffffu) | 0x00800000u, sub);
+    var k = select(0, -i32(shift), sub) + i32(ix >> 23u) - 127;
     let m = ix & 0x007fffffu;
     let i = (m + 0x4afb0du) & 0x00800000u;  // 1 when the mantissa >= sqrt(2)
     let y = bitcast<f32>(m | (i ^ 0x3f800000u));
@@ -200,28 +199,20 @@ fn log1p_tail(f: f32) -> f32 {
     return s * (hfsq + (t2 + t1));
 }
 
-// NaN for x < 0, -inf for 0, x for +inf and NaN; otherwise None-like: returns false in .y.
-fn log_special(x: f32) -> vec2<f32> {
-    if (is_nan_f32(x)) {
-        return vec2<f32>(x, 1.0);
-    }
-    if ((bitcast<u32>(x) & 0x7fffffffu) == 0u) {
-        return vec2<f32>(-inf_f32(), 1.0);
-    }
-    if (sign_bit_f32(x)) {
-        return vec2<f32>(nan_f32(), 1.0);
-    }
-    if (is_inf_f32(x)) {
-        return vec2<f32>(x, 1.0);
-    }
-    return vec2<f32>(0.0, 0.0);
+// The log family's result where it is special: NaN for x < 0, -inf for 0, x for +inf and NaN,
+// else ``v`` (selects, not branches: see trig_reduce).
+fn log_special(x: f32, v: f32) -> f32 {
+    var r = select(v, x, is_inf_f32(x));
+    r = select(r, nan_f32(), sign_bit_f32(x));
+    r = select(r, -inf_f32(), (bitcast<u32>(x) & 0x7fffffffu) == 0u);
+    return select(r, x, is_nan_f32(x));
 }
 
 fn log_f32(x: f32) -> f32 {
-    let sp = log_special(x);
-    if (sp.y != 0.0) {
-        return sp.x;
-    }
+    return log_special(x, log_f32_finite(x));
+}
+
+fn log_f32_finite(x: f32) -> f32 {
     let kf = log_reduce(x);
     let dk = kf.x;
     let f = kf.y;
@@ -234,10 +225,10 @@ fn log_f32(x: f32) -> f32 {
 }
 
 fn log2_f32(x: f32) -> f32 {
-    let sp = log_special(x);
-    if (sp.y != 0.0) {
-        return sp.x;
-    }
+    return log_special(x, log2_f32_finite(x));
+}
+
+fn log2_f32_finite(x: f32) -> f32 {
     let kf = log_reduce(x);
     let f = kf.y;
     let hfsq = 0.5 * f * f;
@@ -250,10 +241,10 @@ fn log2_f32(x: f32) -> f32 {
 }
 
 fn log10_f32(x: f32) -> f32 {
-    let sp = log_special(x);
-    if (sp.y != 0.0) {
-        return sp.x;
-    }
+    return log_special(x, log10_f32_finite(x));
+}
+
+fn log10_f32_finite(x: f32) -> f32 {
     let kf = log_reduce(x);
     let y = kf.x;
     let f = kf.y;

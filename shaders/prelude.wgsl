@@ -56,12 +56,15 @@ fn pow2_f32(k: i32) -> f32 {
     return bitcast<f32>(u32(k + 127) << 23u);
 }
 
-// x * 2^k with one rounding, for x in [0.5, 4) and any k (overflow -> inf, underflow -> 0):
-// x * 2^k1 is exact, the second factor 2^(k - k1) (1 in the normal range) rounds once.  No
-// branches (SwiftShader pays for both sides of every branch).
+// x * 2^k with one rounding, for x in [0.5, 4) and any k (overflow -> inf, underflow -> 0).
 fn scale_f32(x: f32, k: i32) -> f32 {
-    let k1 = clamp(k, -126, 127);
-    return opq(x * pow2_f32(k1)) * pow2_f32(clamp(k - k1, -126, 127));
+    if (k > 127) {
+        return opq(x * pow2_f32(127)) * pow2_f32(min(k - 127, 127));
+    }
+    if (k < -126) {
+        return opq(x * pow2_f32(-126)) * pow2_f32(max(k + 126, -126));
+    }
+    return x * pow2_f32(k);
 }
 
 // -- integer -> float32, rounded to nearest even (WGSL leaves the direction unspecified) --------

@@ -100,7 +100,8 @@ def operand(x, dtype, device, weak=False) -> Tensor:
     # NOTE: never while tracing: a cached traced scalar would leak into eager code.
     if (cls is int or cls is bool or cls is float and x != 0.0) and len(_SCALARS) < 4096 \
             and ACTIVE.get() is None:
-        key = (cls, x, dtype, device, weak)
+        # id(device): Device hashes in Python; the cached tensor keeps its device alive
+        key = (cls, x, dtype, id(device), weak)
         found = _SCALARS.get(key)
         if found is None:
             found = _SCALARS[key] = scalar(x, dtype, device, weak)

@@ -435,6 +435,63 @@ def _widened(op: str, fn, dtype):
     return _WIDEN[dtype]
 
 
+def _into(fn, out_dt, dtype):
+    """The NumPy ufunc that computes ``fn`` on ``dtype`` values into a buffer of ``out_dt``
+    exactly as ``store`` would write its result (saving a temporary and a copy), or None."""
+    if np.dtype(dtype).kind != "c":  # the real forms of the complex-aware wrappers
+        fn = _REAL_UFUNC.get(fn, fn)
+    if not isinstance(fn, np.ufunc) or out_dt is _d.bfloat16:
+        return None
+    dst = _STORAGE[out_dt]
+    if dst == dtype:
+        same = fn.nout == 1 and \
+            fn.resolve_dtypes((dtype, dtype, None)[:fn.nin + 1])[-1] == dst
+        return fn if same else None
+    return fn if dst == np.bool_ and fn in _PREDICATES else None
+
+
+_DIRECT: dict = {}
+_UNKNOWN = object()
+
+
+def _direct(op: str, a_dt, b_dt, out_dt):
+    """The ufunc that computes elementwise ``op`` (unary where ``b_dt`` is None) from the
+    operands' storage straight into the output, giving what the general path would store;
+    None where that path converts, widens or wraps.  Decided once per dtypes and mode (the
+    decision itself, ``resolve_dtypes`` included, costs more than a 1,000-element op)."""
+    key = (op, a_dt, b_dt, out_dt, _precision.fast())
+    found = _DIRECT.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        found = _DIRECT[key] = _direct_ufunc(op, a_dt, b_dt, out_dt)
+    return found
+
+
+def _direct_ufunc(op: str, a_dt, b_dt, out_dt):
+    if _d.bfloat16 in (a_dt, b_dt, out_dt) or b_dt is not None and b_dt is not a_dt:
+        return None  # bfloat16 computes in float32; mixed operands convert first
+    if b_dt is None:
+        fn = UNARY[op]
+        if op == "bitwise_invert" and a_dt is _d.bool:
+            return None
+    else:
+        fn = _BOOL_BINARY[op] if a_dt is _d.bool and op in _BOOL_BINARY else BINARY[op]
+    storage = _STORAGE[a_dt]
+    if _widened(op, fn, storage) is not None:
+        return None
+    return _into(fn, out_dt, storage)
+
+
+def _flat(t, shape):
+    """The flat storage lined up with a dense output of ``shape``: ``t``'s whole buffer when
+    it is dense with that shape, a 0-d array for a stretched scalar (all strides 0; NumPy
+    broadcasts a 0-d operand at half the cost of a 1-element one), else None."""
+    if t._dense:
+        return t._data if t.shape == shape else None
+    if t.strides and not any(t.strides) and 0 not in t.shape:
+        return t._data[t.offset:t.offset + 1].reshape(())
+    return None
+
+
 def _bf16_nextafter(xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
     """nextafter on bfloat16 bits: the neighbouring bfloat16 of x toward y (y when x == y)."""
     x, y = np.broadcast_arrays(bf16_to_f32(xb), bf16_to_f32(yb))
@@ -853,20 +910,34 @@ class NumpyBackend(Backend):
 
     # -- elementwise -----------------------------------------------------------------------------
     def unary(self, op, out, x):
+        ufunc = _direct(op, x.dtype, None, out.dtype)
+        if ufunc is not None:  # one ufunc call straight into the output
+            dst = out._data
+            if x._dense:
+                _quietly(ufunc, x._data, dst)
+            else:
+                _quietly(ufunc, self.view(x), dst.reshape(out.shape))
+            return
         a = self.values(x)
         fn = UNARY[op]
         if (wide := _widened(op, fn, a.dtype)) is not None:
             a = a.astype(wide)
         if op == "bitwise_invert" and x.dtype is _d.bool:
             result = ~a
-        elif (ufunc := self._into(fn, out, a.dtype)) is not None:
-            _quietly(ufunc, a, out._data.reshape(out.shape))  # straight into the output
-            return
         else:
             result = _quietly(fn, a)
         self.store(out, result)
 
     def binary(self, op, out, a, b):
+        ufunc = _direct(op, a.dtype, b.dtype, out.dtype)
+        if ufunc is not None:  # one ufunc call straight into the output
+            shape = out.shape
+            x, y = _flat(a, shape), _flat(b, shape)
+            if x is not None and y is not None:  # dense operands: no views to build
+                _quietly(ufunc, x, y, out._data)
+            else:
+                _quietly(ufunc, self._operand(a), self._operand(b), out._data.reshape(shape))
+            return
         if op == "nextafter" and a.dtype is _d.bfloat16:
             # NOTE: the float32 neighbour would round straight back to x1; step the bf16 bits.
             out._data.reshape(out.shape)[...] = _bf16_nextafter(self.view(a), self.view(b))
@@ -877,25 +948,7 @@ class NumpyBackend(Backend):
             fn = _BOOL_BINARY[op]
         if (wide := _widened(op, fn, x.dtype)) is not None:
             x, y = x.astype(wide), y.astype(_WIDEN[y.dtype])
-        elif x.dtype == y.dtype and (ufunc := self._into(fn, out, x.dtype)) is not None:
-            _quietly(ufunc, x, y, out._data.reshape(out.shape))  # straight into the output
-            return
         self.store(out, _quietly(fn, x, y))
-
-    @staticmethod
-    def _into(fn, out, dtype):
-        """The NumPy ufunc that computes ``fn`` on ``dtype`` values into ``out`` exactly as
-        ``store`` would write its result (saving a temporary and a copy), or None."""
-        if np.dtype(dtype).kind != "c":  # the real forms of the complex-aware wrappers
-            fn = _REAL_UFUNC.get(fn, fn)
-        if not isinstance(fn, np.ufunc) or out.dtype is _d.bfloat16:
-            return None
-        dst = out._data.dtype
-        if dst == dtype:
-            same = fn.nout == 1 and \
-                fn.resolve_dtypes((dtype, dtype, None)[:fn.nin + 1])[-1] == dst
-            return fn if same else None
-        return fn if dst == np.bool_ and fn in _PREDICATES else None
 
     def _operand(self, t) -> np.ndarray:
         """Elementwise input values; a scalar stretched to the output shape (all strides 0)
@@ -912,9 +965,13 @@ class NumpyBackend(Backend):
         axes = tuple(axes)
         dt = x.dtype
         k = dt.kind
-        v = self.values(x)
-        if any(x.shape[a] == 0 for a in axes):
+        if 0 in x.shape and any(x.shape[a] == 0 for a in axes):
             raise ValueError(f"reduce: {op} over an empty axis; the frontend fills identities")
+        if x._dense and len(axes) == x.ndim and dt is not _d.bfloat16:
+            # everything of a C-ordered buffer: NumPy would merge the axes into this one
+            v, axes = x._data, (0,)
+        else:
+            v = self.values(x)
         if op in ("any", "all") or (k == "b" and op in ("sum", "prod", "max", "min")):
             fn = np.any if op in ("any", "sum", "max") else np.all
             self.store(out, fn(v, axis=axes))
@@ -926,21 +983,30 @@ class NumpyBackend(Backend):
                 ufunc = np.add if op == "sum" else np.multiply
                 r = ufunc.reduce(v, axis=axes, dtype=v.dtype)
             else:
-                r = (np.max if op == "max" else np.min)(v, axis=axes)
+                r = (np.maximum if op == "max" else np.minimum).reduce(v, axis=axes)
             self.store(out, r)
             return
         if op in ("max", "min"):
             _refuse_complex(op, dt)
-            fn = np.max if op == "max" else np.min
-            r = np.asarray(fn(v, axis=axes))
-            if np.count_nonzero(r) != r.size:  # a zero: its sign needs the exact order
-                r = _keys_to_floats(fn(_float_keys(v, op), axis=axes), v.dtype)
-            self.store(out, _canonical_nan(r))
+            ufunc = np.maximum if op == "max" else np.minimum
+            r = ufunc.reduce(v, axis=axes)
+            if r.ndim == 0:  # one result (a NumPy scalar): Python compares are cheaper
+                if r == 0:  # a zero: its sign needs the exact order
+                    r = _keys_to_floats(ufunc.reduce(_float_keys(v, op), axis=axes), v.dtype)
+                elif r != r:
+                    r = v.dtype.type(np.nan)  # the canonical NaN
+            else:
+                if np.count_nonzero(r) != r.size:
+                    r = _keys_to_floats(ufunc.reduce(_float_keys(v, op), axis=axes), v.dtype)
+                r = _canonical_nan(r)
+            self.store(out, r)
             return
         if _precision.fast():  # NumPy's pairwise sum / product in the dtype (narrow: float32)
             ufunc = np.add if op == "sum" else np.multiply
-            acc = np.float32 if dt in (_d.float16, _d.bfloat16) else None
-            self.store(out, _quietly(lambda: ufunc.reduce(v, axis=axes, dtype=acc)))
+            if dt in (_d.float16, _d.bfloat16):
+                self.store(out, _quietly(ufunc.reduce, v, axes, np.float32))
+            else:  # straight into the output
+                _quietly(ufunc.reduce, v, axes, None, out._data.reshape(out.shape))
             return
         rows = _rows_last(v, axes)
         if op == "prod" and k == "c":
@@ -1006,7 +1072,7 @@ class NumpyBackend(Backend):
         self.store(out, v[_window_slices(first, out.shape, strides, dilations)])
         for q in positions:
             part = v[_window_slices(q, out.shape, strides, dilations)]
-            ufunc = self._into(fn, out, part.dtype)
+            ufunc = _into(fn, out.dtype, part.dtype)
             if ufunc is not None:
                 _quietly(ufunc, dst, part, dst)  # in place: out is the accumulator
             else:
@@ -1035,31 +1101,38 @@ class NumpyBackend(Backend):
 
     # -- linear algebra --------------------------------------------------------------------------
     def matmul(self, out, a, b):
-        batch = tuple(out.shape[:-2])
+        shape = tuple(out.shape)
+        batch = shape[:-2]
         x, y = self.values(a), self.values(b)
         m, k = x.shape[-2:]
         n = y.shape[-1]
-        if y.shape[-2] != k or tuple(out.shape[-2:]) != (m, n):
+        if y.shape[-2] != k or shape[-2:] != (m, n):
             raise ValueError(f"matmul: shapes {a.shape} @ {b.shape} -> {out.shape} do not match")
-        x = np.broadcast_to(x, batch + (m, k))
-        y = np.broadcast_to(y, batch + (k, n))
+        if x.shape[:-2] != batch:
+            x = np.broadcast_to(x, batch + (m, k))
+        if y.shape[:-2] != batch:
+            y = np.broadcast_to(y, batch + (k, n))
         kind = a.dtype.kind
         if k == 0:
-            self.store(out, np.zeros(out.shape, dtype=np.int8))
+            self.store(out, np.zeros(shape, dtype=np.int8))
             return
-        with np.errstate(all="ignore"):
-            if kind in "biu":
-                r = np.matmul(x, y)
-            elif _precision.fast():  # BLAS in the dtype (float16/bfloat16 through float32)
-                narrow = a.dtype in (_d.float16, _d.bfloat16)
-                r = np.matmul(x.astype(np.float32), y.astype(np.float32)) if narrow else \
-                    np.matmul(x, y)
-            elif a.dtype is _d.float64:
-                r = _seq_matmul(x, y)
-            elif kind == "f":
-                r = _narrow_matmul(x.astype(np.float64), y.astype(np.float64), a.dtype)
-            else:
-                r = _seq_cmatmul(x.astype(np.complex128), y.astype(np.complex128))
+        fast = _precision.fast()
+        narrow = a.dtype in (_d.float16, _d.bfloat16)
+        dst = out._data.reshape(shape)
+        if (kind in "biu" or fast and not narrow) and dst.dtype == x.dtype == y.dtype:
+            # exact integers, or BLAS in the dtype: NumPy's product straight into the output
+            _quietly(np.matmul, x, y, dst)
+            return
+        if kind in "biu":
+            r = np.matmul(x, y)
+        elif fast:  # BLAS in float32 for float16/bfloat16, rounded once
+            r = _quietly(np.matmul, x.astype(np.float32), y.astype(np.float32))
+        elif a.dtype is _d.float64:
+            r = _quietly(_seq_matmul, x, y)
+        elif kind == "f":
+            r = _quietly(_narrow_matmul, x.astype(np.float64), y.astype(np.float64), a.dtype)
+        else:
+            r = _quietly(_seq_cmatmul, x.astype(np.complex128), y.astype(np.complex128))
         self.store(out, r)
 
     # -- indexing --------------------------------------------------------------------------------

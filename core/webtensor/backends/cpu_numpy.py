@@ -424,6 +424,8 @@ _TRANSCENDENTAL = _ops.TRANSCENDENTAL
 _WIDEN = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64,
           np.dtype(np.complex64): np.complex128}
 _F32 = np.dtype(np.float32)
+# float16/bfloat16, computed through float32 (a set: DType's == is Python code)
+_NARROW = frozenset({_d.float16, _d.bfloat16})
 
 
 def _widened(op: str, fn, dtype):
@@ -1003,7 +1005,7 @@ class NumpyBackend(Backend):
             return
         if _precision.fast():  # NumPy's pairwise sum / product in the dtype (narrow: float32)
             ufunc = np.add if op == "sum" else np.multiply
-            if dt in (_d.float16, _d.bfloat16):
+            if dt in _NARROW:
                 self.store(out, _quietly(ufunc.reduce, v, axes, np.float32))
             else:  # straight into the output
                 _quietly(ufunc.reduce, v, axes, None, out._data.reshape(out.shape))
@@ -1117,7 +1119,7 @@ class NumpyBackend(Backend):
             self.store(out, np.zeros(shape, dtype=np.int8))
             return
         fast = _precision.fast()
-        narrow = a.dtype in (_d.float16, _d.bfloat16)
+        narrow = a.dtype in _NARROW
         dst = out._data.reshape(shape)
         if (kind in "biu" or fast and not narrow) and dst.dtype == x.dtype == y.dtype:
             # exact integers, or BLAS in the dtype: NumPy's product straight into the output

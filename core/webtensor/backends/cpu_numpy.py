@@ -15,6 +15,8 @@ transcendental functions of float16/bfloat16/float32/complex64 run in double pre
 from __future__ import annotations
 
 import math
+import sys
+import threading
 
 import numpy as np
 
@@ -797,6 +799,68 @@ def _quietly(fn, *args):
         _ERRSTATE.reset(token)
 
 
+# -- recycled buffers -------------------------------------------------------------------------
+#
+# A fresh NumPy array of a few hundred KB or more is memory glibc has just taken from the OS:
+# every page faults in (and is zeroed) on first write.  glibc gives such blocks back as soon
+# as two of them are free at the top of its heap, which is exactly what a chain of ops leaves
+# behind: ``x * 2.0 + 1.0`` on 4M float32 faulted ~1,000 times per call, 6 ms of its 8 ms.
+# NumPy escapes that by writing the second op into the first one's temporary, a test of
+# reference counts that only C code can make (and CPython 3.14 changed).  The backend keeps
+# its recent large buffers instead, and hands one out again once no array refers to it.
+
+_RECYCLE_MIN = 256 << 10  # smaller blocks stay in malloc's free lists anyway
+_RECYCLE_MAX = 16 << 20  # larger ones come from the OS each time
+_RECYCLE_BYTES = 64 << 20  # the most kept (in use or not): what glibc's heap may keep itself
+_RECYCLE_PER_SIZE = 4
+
+
+def _refs(items: list, i: int) -> int:
+    """The reference count of ``items[i]``, read the same way for every list."""
+    return sys.getrefcount(items[i])
+
+
+class _Recycler:
+    """Buffers of the recent large allocations, per byte size, least recently used size first.
+
+    A buffer is free when the only reference left is its entry here: no tensor, view, DLPack
+    capsule or other array holds it (they all reach it through ``.base``).  The test compares
+    its count with that of a probe object which also has one list as its only referrer, read
+    by the same code, so it holds whatever the interpreter's own counting (3.14 borrows
+    references on its stack)."""
+
+    def __init__(self):
+        self._sizes: dict[int, list] = {}
+        self._bytes = 0
+        self._probe = [object()]
+        self._lock = threading.Lock()
+
+    def take(self, nbytes: int) -> np.ndarray:
+        """A uint8 buffer of ``nbytes`` bytes: a free kept one, else a new one (kept)."""
+        with self._lock:
+            sizes = self._sizes
+            kept = sizes.pop(nbytes, [])
+            sizes[nbytes] = kept  # the most recently used size now
+            free = _refs(self._probe, 0)
+            for i in range(len(kept)):
+                if _refs(kept, i) == free:
+                    return kept[i]
+            raw = np.empty(nbytes, np.uint8)
+            if len(kept) < _RECYCLE_PER_SIZE:
+                kept.append(raw)
+                self._bytes += nbytes
+                while self._bytes > _RECYCLE_BYTES:  # forget the oldest (in use or not)
+                    size, bufs = next(iter(sizes.items()))
+                    bufs.pop(0)
+                    if not bufs:
+                        del sizes[size]
+                    self._bytes -= size
+            return raw
+
+
+_RECYCLER = _Recycler()
+
+
 class NumpyBackend(Backend):
     name = "numpy"
     exact_float64 = True
@@ -832,7 +896,11 @@ class NumpyBackend(Backend):
 
     # -- memory ----------------------------------------------------------------------------------
     def alloc(self, dtype, size):
-        return np.empty(size, _STORAGE[dtype])
+        storage = _STORAGE[dtype]
+        nbytes = size * storage.itemsize
+        if _RECYCLE_MIN <= nbytes <= _RECYCLE_MAX:
+            return _RECYCLER.take(nbytes).view(storage)
+        return np.empty(size, storage)
 
     def native_dtype(self, dtype):
         """NumPy's dtype; bfloat16 is ml_dtypes' when that package is installed (NumPy has

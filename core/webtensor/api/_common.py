@@ -58,7 +58,7 @@ def promote(args, fn: str):
             ka = (_WEAK[a.dtype] if a.weak else a.dtype) if ca is Tensor else a
             kb = (_WEAK[b.dtype] if b.weak else b.dtype) if cb is Tensor else b
             try:
-                dt, weak = _p.resolve((ka, kb), fn)
+                dt, weak = _p.resolve_pair(ka, kb, fn)
             except _p.TypePromotionError as e:
                 raise _p.TypePromotionError(f"wt.{fn}: {e}") from None
             device = a.device if ca is Tensor else b.device

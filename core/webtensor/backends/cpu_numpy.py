@@ -492,7 +492,8 @@ def _flat(t, shape):
     if t._dense:
         return t._data if t.shape == shape else None
     if t.strides and not any(t.strides) and 0 not in t.shape:
-        return t._data[t.offset:t.offset + 1].reshape(())
+        data = t._data  # a scalar operand's own buffer has this one element
+        return (data if len(data) == 1 else data[t.offset:t.offset + 1]).reshape(())
     return None
 
 

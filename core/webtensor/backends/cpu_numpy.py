@@ -871,10 +871,12 @@ class NumpyBackend(Backend):
     def view(x) -> np.ndarray:
         """The NumPy array (storage dtype) a tensor view denotes; no copy."""
         buf = x._data
-        if x._dense or (x.offset == 0 and len(buf) == x.size and x.is_contiguous):
+        if x._dense:
             return buf.reshape(x.shape)
         if x.size == 0:
             return buf[:0].reshape(x.shape)
+        if x.is_contiguous:  # C order from an offset: a slice (np.ndarray(...) costs ~2 us)
+            return buf[x.offset:x.offset + x.size].reshape(x.shape)
         item = buf.itemsize
         # a dimension of length 1 never moves: its stride may be any int (x[::2**70]), which
         # NumPy would refuse
@@ -1038,8 +1040,8 @@ class NumpyBackend(Backend):
         k = dt.kind
         if 0 in x.shape and any(x.shape[a] == 0 for a in axes):
             raise ValueError(f"reduce: {op} over an empty axis; the frontend fills identities")
-        if x._dense and len(axes) == x.ndim and dt is not _d.bfloat16:
-            # everything of a C-ordered buffer: NumPy would merge the axes into this one
+        flat = x._dense and len(axes) == x.ndim and dt is not _d.bfloat16
+        if flat:  # everything of a C-ordered buffer: NumPy would merge the axes into this one
             v, axes = x._data, (0,)
         else:
             v = self.values(x)
@@ -1076,6 +1078,8 @@ class NumpyBackend(Backend):
             ufunc = np.add if op == "sum" else np.multiply
             if dt in _NARROW:
                 self.store(out, _quietly(ufunc.reduce, v, axes, np.float32))
+            elif flat:  # straight into the output's one element (keepdims: its shape (1,))
+                _quietly(ufunc.reduce, v, 0, None, out._data, True)
             else:  # straight into the output
                 _quietly(ufunc.reduce, v, axes, None, out._data.reshape(out.shape))
             return

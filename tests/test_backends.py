@@ -482,3 +482,56 @@ def test_narrow_matmul_fast_path_keeps_the_sequential_bits(dt):
     assert got[:3] == [1.0, 1.0 + 4 * half, -1.0]  # ties to even
     if dt is not wt.float16:
         assert got[3] == 0.0
+
+
+@needs_numpy
+def test_recycled_buffers_are_never_shared_while_referenced():
+    """The NumPy backend hands large buffers out again once nothing refers to them: never
+    while a tensor, a view of one, a NumPy array or a DLPack capsule still does."""
+    import ctypes
+
+    import numpy as np
+
+    def address(t):
+        return t._data.__array_interface__["data"][0]
+
+    n = 1 << 17  # 512 KiB of float32: recycled
+    base = np.arange(n, dtype=np.float32)
+    x = wt.asarray(base, device=NP)
+    kept = [x * float(i) for i in range(1, 5)]  # the same size four times: all held
+    t = x + 1.0
+    held = [address(t) for t in kept] + [address(t)]
+    view = t[::3]  # only a strided view holds this one
+    t = x + 2.0
+    held.append(address(t))
+    exported = np.from_dlpack(t)  # only NumPy holds this one (shared memory)
+    t = x + 3.0
+    held.append(address(t))
+    capsule = t.__dlpack__()  # only an unconsumed capsule holds this one
+    del t
+    for i in range(12):  # allocations of that size, each freed at once
+        fresh = x * 0.0
+        assert address(fresh) not in held
+        fresh += float(i)
+        assert wt.sum(fresh).item() == n * i
+    for i, t in enumerate(kept, 1):
+        assert np.array_equal(t.numpy(), base * i)
+    assert np.array_equal(view.numpy(), (base + 1)[::3])
+    assert np.array_equal(exported, base + 2)
+    assert ctypes.string_at(held[-1], 4 * n) == (base + 3).tobytes()
+    del capsule
+
+
+@needs_numpy
+def test_a_freed_large_buffer_is_reused():
+    """The point of recycling: the next allocation of that size takes the pages already
+    faulted in instead of fresh ones from the OS."""
+    import numpy as np
+
+    x = wt.asarray(np.ones(1 << 17, dtype=np.float32), device=NP)
+    t = x * 2.0
+    address = t._data.__array_interface__["data"][0]
+    del t
+    u = x * 3.0
+    assert u._data.__array_interface__["data"][0] == address
+    assert np.array_equal(u.numpy(), np.full(1 << 17, 3.0, np.float32))

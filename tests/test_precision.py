@@ -52,6 +52,47 @@ def test_fast_mode_is_numpys_own_arithmetic(dt):
     assert np.array_equal(got_mm, want_mm)
 
 
+@pytest.mark.skipif("numpy" not in DEVICES, reason="needs the NumPy backend")
+@pytest.mark.parametrize("dt", [wt.float32, wt.float64], ids=lambda d: d.name)
+@pytest.mark.parametrize("shape", [(1000,), (30, 40), (1 << 17,)], ids=str)
+def test_fast_mode_ops_are_numpys_on_every_path(dt, shape):
+    """The NumPy backend's shortcuts (flat dense buffers, 0-d scalar operands, results
+    written straight into the output, recycled large buffers) give NumPy's own results."""
+    np = pytest.importorskip("numpy")
+    dev = DEVICES["numpy"]
+    x, y = _data(dev, dt, shape, 9), _data(dev, dt, shape, 10)
+    xs, ys = x.numpy(), y.numpy()
+    two, one = xs.dtype.type(2), xs.dtype.type(1)
+    m, k, n = _data(dev, dt, (3, 30, 40), 11), _data(dev, dt, (40, 20), 12), \
+        _data(dev, dt, (3, 40, 20), 13)
+    ms, ks, ns = m.numpy(), k.numpy(), n.numpy()
+    with wt.set_precision("fast"):
+        cases = [
+            (x * 2.0 + 1.0, xs * two + one), (2.0 - x, two - xs), (x / y, xs / ys),
+            (x < y, xs < ys), (wt.sqrt(wt.abs(x)), np.sqrt(np.abs(xs))), (wt.sin(x), np.sin(xs)),
+            (wt.maximum(x, y), np.maximum(xs, ys)), (x[::2] + y[::2], xs[::2] + ys[::2]),
+            (wt.sum(x), np.sum(xs)), (wt.sum(x[::3]), np.sum(xs[::3])),
+            (wt.prod(x[:40] + 1.0), np.prod(xs[:40] + one)),
+            (wt.max(x), np.max(xs)), (wt.min(x[1:]), np.min(xs[1:])),
+            (wt.mean(x), np.sum(xs) / xs.dtype.type(xs.size)),
+            (m[0] @ k, ms[0] @ ks), (m @ k, ms @ ks), (m @ n, ms @ ns),
+        ]
+    for i, (got, want) in enumerate(cases):
+        assert np.array_equal(got.numpy(), want), i
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_max_min_zeros_and_nans_in_both_modes(dev, mode):
+    """-0.0 < +0.0 and the canonical NaN, whichever way the reduction is taken."""
+    x = wt.asarray([0.0, -0.0, 0.0, -0.0] * 250, device=dev)
+    with wt.set_precision(mode):
+        top, bottom = wt.max(x), wt.min(x)
+        nan = wt.max(wt.where(wt.arange(1000, device=dev) == 7, float("nan"), x))
+    assert top.tobytes() == wt.asarray(0.0).tobytes()
+    assert bottom.tobytes() == wt.asarray(-0.0).tobytes()
+    assert nan.tobytes() == wt.asarray(float("nan")).tobytes()
+
+
 _NUMPY_TRANSCENDENTALS = {"sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log",
                           "tanh": "tanh", "log1p": "log1p",
                           "atan": "arctan", "asinh": "arcsinh"}

@@ -598,17 +598,44 @@ def resolve(args: tuple, fn: str) -> tuple[DType, bool]:
                 and getattr(x, "dtype", None) is None]
     dt, weak = mode.materialize(node)
     if ints:
-        limit = _PYINT_LIMIT.get(mode.name)
         for value in ints:
-            if limit is not None:
-                low, high = _INT_RANGES[limit]
-                if not low <= value <= high:
-                    _classify(mode, value, fn)  # raises the mode's OverflowError
-            if dt.kind in "iu":
-                low, high = _INT_RANGES[dt]
-                if not low <= value <= high:
-                    _check_int_range(value, dt, fn)
+            _check_int(mode, value, dt, fn)
     return dt, weak
+
+
+def resolve_pair(a, b, fn: str) -> tuple[DType, bool]:
+    """``resolve((a, b), fn)`` for the hot path of binary ops: a Python scalar is looked up at
+    once under its type's marker, as ``resolve`` caches it (then ints are range-checked)."""
+    mode = MODE.get()
+    cache = mode._cache
+    node = cache.get((a, b))  # two dtypes: the common case
+    if node is not None:
+        return mode.materialize(node)
+    ca, cb = a.__class__, b.__class__
+    if not ((ca is int or cb is int) and mode.value_dependent):
+        node = cache.get((_SCALAR_MARKS.get(ca, a), _SCALAR_MARKS.get(cb, b)))
+    if node is None:
+        return resolve((a, b), fn)
+    dt, weak = mode.materialize(node)
+    if ca is int:
+        _check_int(mode, a, dt, fn)
+    if cb is int:
+        _check_int(mode, b, dt, fn)
+    return dt, weak
+
+
+def _check_int(mode: PromotionMode, value: int, dt: DType, fn: str) -> None:
+    """A Python int within the mode's range for Python ints and, for an integer result, the
+    result dtype's."""
+    limit = _PYINT_LIMIT.get(mode.name)
+    if limit is not None:
+        low, high = _INT_RANGES[limit]
+        if not low <= value <= high:
+            _classify(mode, value, fn)  # raises the mode's OverflowError
+    if dt.kind in "iu":
+        low, high = _INT_RANGES[dt]
+        if not low <= value <= high:
+            _check_int_range(value, dt, fn)
 
 
 def _join(mode: PromotionMode, args: tuple, fn: str):

@@ -242,7 +242,8 @@ def nest(flat: list, shape) -> list:
 def empty(shape, dtype: DType, device: Device, *, weak=False, names=None,
           fn: str = "empty") -> Tensor:
     """A new contiguous tensor with unspecified contents (internal)."""
-    _s.check_ndim(len(shape), fn)
+    if len(shape) > _s.MAX_NDIM:
+        _s.check_ndim(len(shape), fn)
     data = device.backend.alloc(dtype, _s.check_size(shape, dtype.itemsize, fn))
     return Tensor._wrap(data, shape, dtype, device, weak=weak, names=names)
 

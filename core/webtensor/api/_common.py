@@ -44,7 +44,7 @@ def common_device(tensors, fn: str) -> Device:
     return as_device(None) if device is None else device
 
 
-_PLAIN_SCALARS = frozenset(_PY_SCALARS)
+PLAIN_SCALARS = frozenset(_PY_SCALARS)
 
 
 def promote(args, fn: str):
@@ -53,12 +53,12 @@ def promote(args, fn: str):
     if len(args) == 2:  # the hot path of every binary op: tensor-tensor or tensor-scalar
         a, b = args
         ca, cb = a.__class__, b.__class__
-        if ca is Tensor and (cb is Tensor or cb in _PLAIN_SCALARS) or \
-                cb is Tensor and ca in _PLAIN_SCALARS:
+        if ca is Tensor and (cb is Tensor or cb in PLAIN_SCALARS) or \
+                cb is Tensor and ca in PLAIN_SCALARS:
             ka = (_WEAK[a.dtype] if a.weak else a.dtype) if ca is Tensor else a
             kb = (_WEAK[b.dtype] if b.weak else b.dtype) if cb is Tensor else b
             try:
-                dt, weak = _p.resolve((ka, kb), fn)
+                dt, weak = _p.resolve_pair(ka, kb, fn)
             except _p.TypePromotionError as e:
                 raise _p.TypePromotionError(f"wt.{fn}: {e}") from None
             device = a.device if ca is Tensor else b.device
@@ -100,7 +100,8 @@ def operand(x, dtype, device, weak=False) -> Tensor:
     # NOTE: never while tracing: a cached traced scalar would leak into eager code.
     if (cls is int or cls is bool or cls is float and x != 0.0) and len(_SCALARS) < 4096 \
             and ACTIVE.get() is None:
-        key = (cls, x, dtype, device, weak)
+        # id(device): Device hashes in Python; the cached tensor keeps its device alive
+        key = (cls, x, dtype, id(device), weak)
         found = _SCALARS.get(key)
         if found is None:
             found = _SCALARS[key] = scalar(x, dtype, device, weak)
@@ -109,6 +110,31 @@ def operand(x, dtype, device, weak=False) -> Tensor:
 
 
 _SCALARS: dict = {}
+# (operand's key, shape) -> that cached scalar seen with shape; no buffers of its own
+_STRETCHED: dict = {}
+
+
+def stretched_operand(x, dtype, device, weak, shape) -> Tensor:
+    """The Python scalar ``x`` as ``operand`` makes it, seen with ``shape`` (every stride 0),
+    as the backends take an elementwise operand; cached where the scalar is."""
+    cls = x.__class__
+    if (cls is int or cls is bool or cls is float and x != 0.0) and ACTIVE.get() is None:
+        key = (cls, x, dtype, id(device), weak, shape)
+        found = _STRETCHED.get(key)
+        if found is None:
+            found = stretch(operand(x, dtype, device, weak), shape)
+            if len(_STRETCHED) < 4096 and key[:5] in _SCALARS:
+                _STRETCHED[key] = found
+        return found
+    return stretch(operand(x, dtype, device, weak), shape)
+
+
+def stretch(x: Tensor, shape) -> Tensor:
+    """A 0-d tensor seen with ``shape`` (every stride 0)."""
+    if not shape:
+        return x
+    return Tensor._wrap(x._data, shape, x.dtype, x.device, strides=(0,) * len(shape),
+                        offset=x.offset, weak=x.weak)
 
 
 def float_dtype_for(dt: _d.DType) -> _d.DType:

@@ -85,11 +85,14 @@ def reduce(op: str, x: Tensor, axes, keepdims: bool, *, dtype=None, weak=False) 
     """
     dtype = x.dtype if dtype is None else dtype
     x = cast(x, dtype, weak=weak)
-    shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    if len(axes) == x.ndim:  # everything (the common case): a 0-d result
+        shape = ()
+    else:
+        shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
     names = keep_names(x.names, axes, keepdims)
     out = empty(shape, dtype, x.device, weak=weak, names=None if keepdims else names)
-    if out.size:
-        if x.size == 0:
+    if not shape or out.size:
+        if 0 in x.shape:
             x._backend.fill(out, IDENTITY[op])
         else:
             x._backend.reduce(op, out, x, tuple(axes))

@@ -7,8 +7,9 @@ import builtins
 from .. import dtypes as _d
 from .. import promotion as _p
 from ..ops import BINARY, ELEMENTWISE, UNARY, ElementwiseOp
-from ..tensor import Tensor, empty
+from ..tensor import Tensor, cast, empty
 from ._common import (
+    PLAIN_SCALARS,
     as_tensor,
     broadcast_all,
     check_kind,
@@ -17,6 +18,8 @@ from ._common import (
     float_dtype_for,
     operand,
     promote,
+    stretch,
+    stretched_operand,
 )
 
 __all__ = [op.name for op in UNARY + BINARY] + ["clip", "where"]
@@ -49,31 +52,34 @@ def apply_unary(op: ElementwiseOp, x) -> Tensor:
 def apply_binary(op: ElementwiseOp, x1, x2) -> Tensor:
     dt, weak, device, (x1, x2) = promote((x1, x2), op.name)
     compute, out_dt = _result_dtypes(op, dt)
-    # a tensor already of the computation dtype is its own operand (what operand would return)
-    a = x1 if x1.__class__ is Tensor and x1.dtype is compute else operand(x1, compute, device,
-                                                                          weak)
-    b = x2 if x2.__class__ is Tensor and x2.dtype is compute else operand(x2, compute, device,
-                                                                          weak)
-    if a.names is None and b.names is None and (a.shape == b.shape or not a.shape
-                                                   or not b.shape):
-        # The common cases, tensor op tensor of one shape and tensor op scalar: nothing to
-        # merge, and a 0-d operand is stretched with all-zero strides.
-        shape, names = (b.shape if not a.shape else a.shape), None
-        if a.shape != shape:
-            a = _stretch(a, shape)
-        if b.shape != shape:
-            b = _stretch(b, shape)
+    c1, c2 = x1.__class__, x2.__class__
+    if c1 is Tensor and c2 in PLAIN_SCALARS and x1.names is None:
+        # tensor op Python scalar: the scalar's stretched operand comes from a cache
+        a = cast(x1, compute)
+        shape, names = a.shape, None
+        b = stretched_operand(x2, compute, device, weak, shape)
+    elif c2 is Tensor and c1 in PLAIN_SCALARS and x2.names is None:
+        b = cast(x2, compute)
+        shape, names = b.shape, None
+        a = stretched_operand(x1, compute, device, weak, shape)
     else:
-        (a, b), shape, names = broadcast_all((a, b), op.name)
+        # a tensor already of the computation dtype is its own operand (what operand returns)
+        a = x1 if c1 is Tensor and x1.dtype is compute else operand(x1, compute, device, weak)
+        b = x2 if c2 is Tensor and x2.dtype is compute else operand(x2, compute, device, weak)
+        if a.names is None and b.names is None and (a.shape == b.shape or not a.shape
+                                                       or not b.shape):
+            # The common case, tensors of one shape (or 0-d): nothing to merge, and a 0-d
+            # operand is stretched with all-zero strides.
+            shape, names = (b.shape if not a.shape else a.shape), None
+            if a.shape != shape:
+                a = stretch(a, shape)
+            if b.shape != shape:
+                b = stretch(b, shape)
+        else:
+            (a, b), shape, names = broadcast_all((a, b), op.name)
     out = empty(shape, out_dt, device, weak=weak and out_dt is not _d.bool, names=names)
     device.backend.binary(op.name, out, a, b)
     return out
-
-
-def _stretch(x: Tensor, shape) -> Tensor:
-    """A 0-d tensor seen with ``shape`` (every stride 0)."""
-    return Tensor._wrap(x._data, shape, x.dtype, x.device, strides=(0,) * len(shape),
-                        offset=x.offset, weak=x.weak)
 
 
 def _make(op: ElementwiseOp):
@@ -131,8 +137,6 @@ def clip(x, /, min=None, max=None):  # noqa: A002 - Array API names
         from .creation import asarray
 
         return asarray(x, copy=True)
-    from ..tensor import cast
-
     return cast(out, x.dtype, weak=x.weak)
 
 

@@ -110,7 +110,7 @@ def _float_input(x, fn: str):
     x = as_tensor(x, fn)
     check_kind(x.dtype, _NUMERIC, fn)
     result = float_dtype_for(x.dtype)
-    compute = _d.float32 if result in (_d.float16, _d.bfloat16) else result
+    compute = _d.float32 if result is _d.float16 or result is _d.bfloat16 else result
     return x, result, compute
 
 

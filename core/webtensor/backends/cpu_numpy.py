@@ -15,6 +15,8 @@ transcendental functions of float16/bfloat16/float32/complex64 run in double pre
 from __future__ import annotations
 
 import math
+import sys
+import threading
 
 import numpy as np
 
@@ -424,6 +426,8 @@ _TRANSCENDENTAL = _ops.TRANSCENDENTAL
 _WIDEN = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64,
           np.dtype(np.complex64): np.complex128}
 _F32 = np.dtype(np.float32)
+# float16/bfloat16, computed through float32 (a set: DType's == is Python code)
+_NARROW = frozenset({_d.float16, _d.bfloat16})
 
 
 def _widened(op: str, fn, dtype):
@@ -433,6 +437,64 @@ def _widened(op: str, fn, dtype):
     if dtype == _F32 and isinstance(_REAL_UFUNC.get(fn, fn), np.ufunc) and _precision.fast():
         return None
     return _WIDEN[dtype]
+
+
+def _into(fn, out_dt, dtype):
+    """The NumPy ufunc that computes ``fn`` on ``dtype`` values into a buffer of ``out_dt``
+    exactly as ``store`` would write its result (saving a temporary and a copy), or None."""
+    if np.dtype(dtype).kind != "c":  # the real forms of the complex-aware wrappers
+        fn = _REAL_UFUNC.get(fn, fn)
+    if not isinstance(fn, np.ufunc) or out_dt is _d.bfloat16:
+        return None
+    dst = _STORAGE[out_dt]
+    if dst == dtype:
+        same = fn.nout == 1 and \
+            fn.resolve_dtypes((dtype, dtype, None)[:fn.nin + 1])[-1] == dst
+        return fn if same else None
+    return fn if dst == np.bool_ and fn in _PREDICATES else None
+
+
+_DIRECT: dict = {}
+_UNKNOWN = object()
+
+
+def _direct(op: str, a_dt, b_dt, out_dt):
+    """The ufunc that computes elementwise ``op`` (unary where ``b_dt`` is None) from the
+    operands' storage straight into the output, giving what the general path would store;
+    None where that path converts, widens or wraps.  Decided once per dtypes and mode (the
+    decision itself, ``resolve_dtypes`` included, costs more than a 1,000-element op)."""
+    key = (op, a_dt, b_dt, out_dt, _precision.fast())
+    found = _DIRECT.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        found = _DIRECT[key] = _direct_ufunc(op, a_dt, b_dt, out_dt)
+    return found
+
+
+def _direct_ufunc(op: str, a_dt, b_dt, out_dt):
+    if _d.bfloat16 in (a_dt, b_dt, out_dt) or b_dt is not None and b_dt is not a_dt:
+        return None  # bfloat16 computes in float32; mixed operands convert first
+    if b_dt is None:
+        fn = UNARY[op]
+        if op == "bitwise_invert" and a_dt is _d.bool:
+            return None
+    else:
+        fn = _BOOL_BINARY[op] if a_dt is _d.bool and op in _BOOL_BINARY else BINARY[op]
+    storage = _STORAGE[a_dt]
+    if _widened(op, fn, storage) is not None:
+        return None
+    return _into(fn, out_dt, storage)
+
+
+def _flat(t, shape):
+    """The flat storage lined up with a dense output of ``shape``: ``t``'s whole buffer when
+    it is dense with that shape, a 0-d array for a stretched scalar (all strides 0; NumPy
+    broadcasts a 0-d operand at half the cost of a 1-element one), else None."""
+    if t._dense:
+        return t._data if t.shape == shape else None
+    if t.strides and not any(t.strides) and 0 not in t.shape:
+        data = t._data  # a scalar operand's own buffer has this one element
+        return (data if len(data) == 1 else data[t.offset:t.offset + 1]).reshape(())
+    return None
 
 
 def _bf16_nextafter(xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
@@ -738,6 +800,68 @@ def _quietly(fn, *args):
         _ERRSTATE.reset(token)
 
 
+# -- recycled buffers -------------------------------------------------------------------------
+#
+# A fresh NumPy array of a few hundred KB or more is memory glibc has just taken from the OS:
+# every page faults in (and is zeroed) on first write.  glibc gives such blocks back as soon
+# as two of them are free at the top of its heap, which is exactly what a chain of ops leaves
+# behind: ``x * 2.0 + 1.0`` on 4M float32 faulted ~1,000 times per call, 6 ms of its 8 ms.
+# NumPy escapes that by writing the second op into the first one's temporary, a test of
+# reference counts that only C code can make (and CPython 3.14 changed).  The backend keeps
+# its recent large buffers instead, and hands one out again once no array refers to it.
+
+_RECYCLE_MIN = 256 << 10  # smaller blocks stay in malloc's free lists anyway
+_RECYCLE_MAX = 16 << 20  # larger ones come from the OS each time
+_RECYCLE_BYTES = 64 << 20  # the most kept (in use or not): what glibc's heap may keep itself
+_RECYCLE_PER_SIZE = 4
+
+
+def _refs(items: list, i: int) -> int:
+    """The reference count of ``items[i]``, read the same way for every list."""
+    return sys.getrefcount(items[i])
+
+
+class _Recycler:
+    """Buffers of the recent large allocations, per byte size, least recently used size first.
+
+    A buffer is free when the only reference left is its entry here: no tensor, view, DLPack
+    capsule or other array holds it (they all reach it through ``.base``).  The test compares
+    its count with that of a probe object which also has one list as its only referrer, read
+    by the same code, so it holds whatever the interpreter's own counting (3.14 borrows
+    references on its stack)."""
+
+    def __init__(self):
+        self._sizes: dict[int, list] = {}
+        self._bytes = 0
+        self._probe = [object()]
+        self._lock = threading.Lock()
+
+    def take(self, nbytes: int) -> np.ndarray:
+        """A uint8 buffer of ``nbytes`` bytes: a free kept one, else a new one (kept)."""
+        with self._lock:
+            sizes = self._sizes
+            kept = sizes.pop(nbytes, [])
+            sizes[nbytes] = kept  # the most recently used size now
+            free = _refs(self._probe, 0)
+            for i in range(len(kept)):
+                if _refs(kept, i) == free:
+                    return kept[i]
+            raw = np.empty(nbytes, np.uint8)
+            if len(kept) < _RECYCLE_PER_SIZE:
+                kept.append(raw)
+                self._bytes += nbytes
+                while self._bytes > _RECYCLE_BYTES:  # forget the oldest (in use or not)
+                    size, bufs = next(iter(sizes.items()))
+                    bufs.pop(0)
+                    if not bufs:
+                        del sizes[size]
+                    self._bytes -= size
+            return raw
+
+
+_RECYCLER = _Recycler()
+
+
 class NumpyBackend(Backend):
     name = "numpy"
     exact_float64 = True
@@ -747,10 +871,12 @@ class NumpyBackend(Backend):
     def view(x) -> np.ndarray:
         """The NumPy array (storage dtype) a tensor view denotes; no copy."""
         buf = x._data
-        if x._dense or (x.offset == 0 and len(buf) == x.size and x.is_contiguous):
+        if x._dense:
             return buf.reshape(x.shape)
         if x.size == 0:
             return buf[:0].reshape(x.shape)
+        if x.is_contiguous:  # C order from an offset: a slice (np.ndarray(...) costs ~2 us)
+            return buf[x.offset:x.offset + x.size].reshape(x.shape)
         item = buf.itemsize
         # a dimension of length 1 never moves: its stride may be any int (x[::2**70]), which
         # NumPy would refuse
@@ -773,7 +899,11 @@ class NumpyBackend(Backend):
 
     # -- memory ----------------------------------------------------------------------------------
     def alloc(self, dtype, size):
-        return np.empty(size, _STORAGE[dtype])
+        storage = _STORAGE[dtype]
+        nbytes = size * storage.itemsize
+        if _RECYCLE_MIN <= nbytes <= _RECYCLE_MAX:
+            return _RECYCLER.take(nbytes).view(storage)
+        return np.empty(size, storage)
 
     def native_dtype(self, dtype):
         """NumPy's dtype; bfloat16 is ml_dtypes' when that package is installed (NumPy has
@@ -853,20 +983,34 @@ class NumpyBackend(Backend):
 
     # -- elementwise -----------------------------------------------------------------------------
     def unary(self, op, out, x):
+        ufunc = _direct(op, x.dtype, None, out.dtype)
+        if ufunc is not None:  # one ufunc call straight into the output
+            dst = out._data
+            if x._dense:
+                _quietly(ufunc, x._data, dst)
+            else:
+                _quietly(ufunc, self.view(x), dst.reshape(out.shape))
+            return
         a = self.values(x)
         fn = UNARY[op]
         if (wide := _widened(op, fn, a.dtype)) is not None:
             a = a.astype(wide)
         if op == "bitwise_invert" and x.dtype is _d.bool:
             result = ~a
-        elif (ufunc := self._into(fn, out, a.dtype)) is not None:
-            _quietly(ufunc, a, out._data.reshape(out.shape))  # straight into the output
-            return
         else:
             result = _quietly(fn, a)
         self.store(out, result)
 
     def binary(self, op, out, a, b):
+        ufunc = _direct(op, a.dtype, b.dtype, out.dtype)
+        if ufunc is not None:  # one ufunc call straight into the output
+            shape = out.shape
+            x, y = _flat(a, shape), _flat(b, shape)
+            if x is not None and y is not None:  # dense operands: no views to build
+                _quietly(ufunc, x, y, out._data)
+            else:
+                _quietly(ufunc, self._operand(a), self._operand(b), out._data.reshape(shape))
+            return
         if op == "nextafter" and a.dtype is _d.bfloat16:
             # NOTE: the float32 neighbour would round straight back to x1; step the bf16 bits.
             out._data.reshape(out.shape)[...] = _bf16_nextafter(self.view(a), self.view(b))
@@ -877,25 +1021,7 @@ class NumpyBackend(Backend):
             fn = _BOOL_BINARY[op]
         if (wide := _widened(op, fn, x.dtype)) is not None:
             x, y = x.astype(wide), y.astype(_WIDEN[y.dtype])
-        elif x.dtype == y.dtype and (ufunc := self._into(fn, out, x.dtype)) is not None:
-            _quietly(ufunc, x, y, out._data.reshape(out.shape))  # straight into the output
-            return
         self.store(out, _quietly(fn, x, y))
-
-    @staticmethod
-    def _into(fn, out, dtype):
-        """The NumPy ufunc that computes ``fn`` on ``dtype`` values into ``out`` exactly as
-        ``store`` would write its result (saving a temporary and a copy), or None."""
-        if np.dtype(dtype).kind != "c":  # the real forms of the complex-aware wrappers
-            fn = _REAL_UFUNC.get(fn, fn)
-        if not isinstance(fn, np.ufunc) or out.dtype is _d.bfloat16:
-            return None
-        dst = out._data.dtype
-        if dst == dtype:
-            same = fn.nout == 1 and \
-                fn.resolve_dtypes((dtype, dtype, None)[:fn.nin + 1])[-1] == dst
-            return fn if same else None
-        return fn if dst == np.bool_ and fn in _PREDICATES else None
 
     def _operand(self, t) -> np.ndarray:
         """Elementwise input values; a scalar stretched to the output shape (all strides 0)
@@ -912,9 +1038,13 @@ class NumpyBackend(Backend):
         axes = tuple(axes)
         dt = x.dtype
         k = dt.kind
-        v = self.values(x)
-        if any(x.shape[a] == 0 for a in axes):
+        if 0 in x.shape and any(x.shape[a] == 0 for a in axes):
             raise ValueError(f"reduce: {op} over an empty axis; the frontend fills identities")
+        flat = x._dense and len(axes) == x.ndim and dt is not _d.bfloat16
+        if flat:  # everything of a C-ordered buffer: NumPy would merge the axes into this one
+            v, axes = x._data, (0,)
+        else:
+            v = self.values(x)
         if op in ("any", "all") or (k == "b" and op in ("sum", "prod", "max", "min")):
             fn = np.any if op in ("any", "sum", "max") else np.all
             self.store(out, fn(v, axis=axes))
@@ -926,21 +1056,32 @@ class NumpyBackend(Backend):
                 ufunc = np.add if op == "sum" else np.multiply
                 r = ufunc.reduce(v, axis=axes, dtype=v.dtype)
             else:
-                r = (np.max if op == "max" else np.min)(v, axis=axes)
+                r = (np.maximum if op == "max" else np.minimum).reduce(v, axis=axes)
             self.store(out, r)
             return
         if op in ("max", "min"):
             _refuse_complex(op, dt)
-            fn = np.max if op == "max" else np.min
-            r = np.asarray(fn(v, axis=axes))
-            if np.count_nonzero(r) != r.size:  # a zero: its sign needs the exact order
-                r = _keys_to_floats(fn(_float_keys(v, op), axis=axes), v.dtype)
-            self.store(out, _canonical_nan(r))
+            ufunc = np.maximum if op == "max" else np.minimum
+            r = ufunc.reduce(v, axis=axes)
+            if r.ndim == 0:  # one result (a NumPy scalar): Python compares are cheaper
+                if r == 0:  # a zero: its sign needs the exact order
+                    r = _keys_to_floats(ufunc.reduce(_float_keys(v, op), axis=axes), v.dtype)
+                elif r != r:
+                    r = v.dtype.type(np.nan)  # the canonical NaN
+            else:
+                if np.count_nonzero(r) != r.size:
+                    r = _keys_to_floats(ufunc.reduce(_float_keys(v, op), axis=axes), v.dtype)
+                r = _canonical_nan(r)
+            self.store(out, r)
             return
         if _precision.fast():  # NumPy's pairwise sum / product in the dtype (narrow: float32)
             ufunc = np.add if op == "sum" else np.multiply
-            acc = np.float32 if dt in (_d.float16, _d.bfloat16) else None
-            self.store(out, _quietly(lambda: ufunc.reduce(v, axis=axes, dtype=acc)))
+            if dt in _NARROW:
+                self.store(out, _quietly(ufunc.reduce, v, axes, np.float32))
+            elif flat:  # straight into the output's one element (keepdims: its shape (1,))
+                _quietly(ufunc.reduce, v, 0, None, out._data, True)
+            else:  # straight into the output
+                _quietly(ufunc.reduce, v, axes, None, out._data.reshape(out.shape))
             return
         rows = _rows_last(v, axes)
         if op == "prod" and k == "c":
@@ -1006,7 +1147,7 @@ class NumpyBackend(Backend):
         self.store(out, v[_window_slices(first, out.shape, strides, dilations)])
         for q in positions:
             part = v[_window_slices(q, out.shape, strides, dilations)]
-            ufunc = self._into(fn, out, part.dtype)
+            ufunc = _into(fn, out.dtype, part.dtype)
             if ufunc is not None:
                 _quietly(ufunc, dst, part, dst)  # in place: out is the accumulator
             else:
@@ -1035,31 +1176,38 @@ class NumpyBackend(Backend):
 
     # -- linear algebra --------------------------------------------------------------------------
     def matmul(self, out, a, b):
-        batch = tuple(out.shape[:-2])
+        shape = tuple(out.shape)
+        batch = shape[:-2]
         x, y = self.values(a), self.values(b)
         m, k = x.shape[-2:]
         n = y.shape[-1]
-        if y.shape[-2] != k or tuple(out.shape[-2:]) != (m, n):
+        if y.shape[-2] != k or shape[-2:] != (m, n):
             raise ValueError(f"matmul: shapes {a.shape} @ {b.shape} -> {out.shape} do not match")
-        x = np.broadcast_to(x, batch + (m, k))
-        y = np.broadcast_to(y, batch + (k, n))
+        if x.shape[:-2] != batch:
+            x = np.broadcast_to(x, batch + (m, k))
+        if y.shape[:-2] != batch:
+            y = np.broadcast_to(y, batch + (k, n))
         kind = a.dtype.kind
         if k == 0:
-            self.store(out, np.zeros(out.shape, dtype=np.int8))
+            self.store(out, np.zeros(shape, dtype=np.int8))
             return
-        with np.errstate(all="ignore"):
-            if kind in "biu":
-                r = np.matmul(x, y)
-            elif _precision.fast():  # BLAS in the dtype (float16/bfloat16 through float32)
-                narrow = a.dtype in (_d.float16, _d.bfloat16)
-                r = np.matmul(x.astype(np.float32), y.astype(np.float32)) if narrow else \
-                    np.matmul(x, y)
-            elif a.dtype is _d.float64:
-                r = _seq_matmul(x, y)
-            elif kind == "f":
-                r = _narrow_matmul(x.astype(np.float64), y.astype(np.float64), a.dtype)
-            else:
-                r = _seq_cmatmul(x.astype(np.complex128), y.astype(np.complex128))
+        fast = _precision.fast()
+        narrow = a.dtype in _NARROW
+        dst = out._data.reshape(shape)
+        if (kind in "biu" or fast and not narrow) and dst.dtype == x.dtype == y.dtype:
+            # exact integers, or BLAS in the dtype: NumPy's product straight into the output
+            _quietly(np.matmul, x, y, dst)
+            return
+        if kind in "biu":
+            r = np.matmul(x, y)
+        elif fast:  # BLAS in float32 for float16/bfloat16, rounded once
+            r = _quietly(np.matmul, x.astype(np.float32), y.astype(np.float32))
+        elif a.dtype is _d.float64:
+            r = _quietly(_seq_matmul, x, y)
+        elif kind == "f":
+            r = _quietly(_narrow_matmul, x.astype(np.float64), y.astype(np.float64), a.dtype)
+        else:
+            r = _quietly(_seq_cmatmul, x.astype(np.complex128), y.astype(np.complex128))
         self.store(out, r)
 
     # -- indexing --------------------------------------------------------------------------------

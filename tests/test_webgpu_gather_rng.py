@@ -589,6 +589,29 @@ def test_scatter_in_range_flags_indices_outside(exact_sums):
     assert not any(many.tolist())
 
 
+def test_tf_scatter_nd_on_webgpu_checks_indices_while_scattering(exact_sums):
+    """tf.scatter_nd: the CPU device's bytes; indices out of range (negative ones too) raise
+    TensorFlow's error, for float updates (checked by the exact sums) and others (min/max)."""
+    from webtensor.tf.errors import InvalidArgumentError
+
+    rng = np.random.default_rng(44)
+    idx = rng.integers(0, 7, (500, 1)).astype(np.int32)
+    rows = rng.standard_normal((500, 3))
+    for dt, shape, upd in ((wt.float32, (7,), rows[:, 0]), (wt.float32, (7, 3), rows),
+                           (wt.int32, (7,), (rows[:, 0] * 100).astype(np.int64)),
+                           (wt.bool, (7,), rows[:, 0] > 0)):
+        g = _both(lambda i, u, shape=shape: wt.tf.scatter_nd(i, u, shape), idx, upd,
+                  dtypes=(wt.int32, dt))
+        for bad in (-1, 7):
+            wrong = idx.copy()
+            wrong[250, 0] = bad
+            with pytest.raises(InvalidArgumentError, match=rf"the index \[{bad}\]"):
+                wt.tf.scatter_nd(wt.asarray(wrong, device=GPU),
+                                 wt.asarray(upd, dtype=dt, device=GPU), shape)
+        assert g.dtype is dt
+    assert len(exact_sums) == 2 + 4  # the float cases, and their out-of-range calls
+
+
 def _scatter_into_view(op, dt, base, view, axis, idx, upd, upd_view=lambda u: u):
     """backend.scatter on ``view(base)`` (in place) on both devices; the whole bases compared."""
     before = _routed()

@@ -1,42 +1,62 @@
-// Scatter, the pass over the updates: one invocation per update i (C order over the collapsed
-// indices shape) finds its target and combines with an integer atomic, so the result does not
-// depend on the order invocations run in.  ${what}
-// Bindings: 0 P (uniform), 1 in0 (int64 indices), 2 in1 (updates; unused by "winner"),
-// 3 out0 (read_write, array<atomic<${atomic}>>: out's buffer, or a winners/keys buffer with one
-// word per element of out).
-// Params: the common block over the indices shape with operands 0 = indices (int64 elements),
+// Scatter, the pass over the updates: each update i (C order over the collapsed indices shape)
+// finds its target and combines with an integer atomic, so the result does not depend on the
+// order invocations run in.  ${what}
+// Bindings: 0 P (uniform), 1 in0 (int32 or int64 indices: the low word is read), 2 in1
+// (updates; unused by "winner"), 3 out0 (read_write, array<atomic<${atomic}>>: out's buffer, or
+// a winners/keys buffer with one word per element of out, or the exact sums' accumulators).
+// Params: the common block over the indices shape with operands 0 = indices (elements),
 // 1 = updates, 2 = out's buffer view, 3 = out's C-order positions (both with the axis stride
-// zeroed); extra slots [0] out's axis stride, [1] out's C-order axis stride, [2] axis size.
+// zeroed); extra slots [0] out's axis stride, [1] out's C-order axis stride, [2] axis size,
+// [3] (kind "sum") the index of the word flagging an index outside [0, axis size).
+// The operands' index functions are generated for this layout (constant uniform slots:
+// SwiftShader runs a loop over dynamically indexed ones several times slower).
 ${header}
 
-fn extra(i: u32) -> u32 {
-    let nd = prm(3u);
-    return prm(4u + nd + 4u * (nd + 1u) + i);
+${functions}
+
+fn extra(k: u32) -> u32 {
+    return prm(${extra}u + k);
 }
 
 // The target's coordinate along the axis (negative counts from the end; clamped, see gather).
 fn target_axis(i: u32) -> i32 {
     let size = i32(extra(2u));
-    var v = bitcast<i32>(in0[strided_index(i, 0u) * 2u]);
+    var v = bitcast<i32>(in0[${indices_at}]);
     v = select(v, v + size, v < 0);
     return clamp(v, 0, size - 1);
 }
 
 // Element index of update i's target in out's buffer.
 fn target_element(i: u32) -> u32 {
-    return u32(i32(strided_index(i, 2u)) + target_axis(i) * bitcast<i32>(extra(0u)));
+    return u32(i32(${out_at}) + target_axis(i) * bitcast<i32>(extra(0u)));
+}
+
+// Whether update i's index lies in [0, axis size) (negative ones do not).
+fn index_in_range(i: u32) -> bool {
+    let at = ${indices_at};
+    return in0[at] < extra(2u)${high_is_zero};
 }
 
 // C-order position of update i's target in out (index into a winners/keys buffer).
 fn target_position(i: u32) -> u32 {
-    return strided_index(i, 3u) + u32(target_axis(i)) * extra(1u);
+    return ${position_at} + u32(target_axis(i)) * extra(1u);
 }
 
+// Element index of update i in the updates' buffer.
+fn update_index(i: u32) -> u32 {
+    return ${updates_at};
+}
+
+// Each invocation handles up to ${items} updates, a whole grid apart (as map.wgsl).
 @compute @workgroup_size(${wg})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
-    if (i >= prm(2u)) {
-        return;
-    }
+    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
+    let stride = nwg.x * nwg.y * nwg.z * ${wg}u;
+    for (var item = 0u; item < ${items}u; item = item + 1u) {
+        let i = first + item * stride;
+        if (i >= prm(2u)) {
+            return;
+        }
 ${body}
+    }
 }

@@ -287,10 +287,11 @@ def test_scatter_segment_list_with_few_stretches(stretches, monkeypatch):
 
 @pytest.mark.parametrize("dt", (wt.float32, wt.float16, wt.complex64), ids=str)
 def test_scatter_add_fast_precision_is_float32_in_order(dt):
-    """Fast precision folds each target's updates in C order with plain float32 additions:
-    NumPy's sequential ``add.at`` in float32 (float16 rounded once from it), bit for bit."""
+    """Fast precision on the ordered path (many targets: 16 updates each) folds each target's
+    updates in C order with plain float32 additions: NumPy's sequential ``add.at`` in float32
+    (float16 rounded once from it), bit for bit."""
     rng = np.random.default_rng(30)
-    n, slots = 50_000, 300
+    n, slots = 50_000, 3125
     idx = rng.integers(0, slots, n)
     upd = rng.standard_normal(n) * np.exp2(rng.integers(-10, 10, n))
     base = rng.standard_normal(slots)
@@ -321,19 +322,20 @@ def test_scatter_ordered_sort_past_the_binding_limit_routes(monkeypatch):
     from webtensor.backends.webgpu import sort as gpu_sort
 
     rng = np.random.default_rng(31)
-    idx, upd = rng.integers(0, 5, 3000), rng.standard_normal(3000)
+    # as many targets as updates: the ordered path (the exact sums need few targets)
+    idx, upd = rng.integers(0, 3000, 3000), rng.standard_normal(3000)
     monkeypatch.setattr(gpu_sort, "radix_fits", lambda *args: False)
     key = ("scatter", "int64")  # routes count the first input's dtype
     before = B.routed[key]
-    _both(lambda b, i, u: _reduce.scatter("add", b, 0, i, u), np.zeros(5), idx, upd,
+    _both(lambda b, i, u: _reduce.scatter("add", b, 0, i, u), np.zeros(3000), idx, upd,
           dtypes=(wt.float32, wt.int64, wt.float32), native=False)
     assert B.routed[key] == before + 1
 
 
 def test_scatter_add_float32_within_one_ulp_where_float64_is_inexact():
     # Positive values over 2**-40 .. 2**40: float64's running sum rounds (it keeps 53 bits),
-    # the GPU's triple-float keeps about 72.  Both are far within half a float32 step of the
-    # exact sum (same signs: relative error <= n * 2**-53), so the results differ by <= 1 ULP.
+    # the GPU's sum is exact.  Both are far within half a float32 step of the exact sum (same
+    # signs: relative error <= n * 2**-53), so the results differ by <= 1 ULP.
     rng = np.random.default_rng(16)
     n, slots = 4000, 40
     upd = (rng.random(n) + 1) * np.exp2(rng.integers(-40, 40, n))
@@ -370,6 +372,244 @@ def test_scatter_add_keeps_bits_that_float64_cancels():
         outs.append(np.asarray(_reduce.scatter("add", b, 0, i, u)).tolist())
     assert outs == [[0.0], [1.0]]
     assert _routed() == before
+
+
+# -- the exact float sums (few targets: integer accumulators, gather.py "sum") ----------------
+
+@pytest.fixture
+def exact_sums(monkeypatch):
+    """Counts the scatters that took the exact sums (``gpu_gather._exact_sum``)."""
+    from webtensor.backends.webgpu import gather as gpu_gather
+
+    calls = []
+    real = gpu_gather._exact_sum
+    monkeypatch.setattr(gpu_gather, "_exact_sum", lambda *a: calls.append(1) or real(*a))
+    return calls
+
+
+def _f32_bits(*words):
+    return np.array(words, np.uint32).view(np.float32)
+
+
+# (current value, updates in C order) per target, as float32 bits or values
+_NAN1, _NAN2, _NAN3, _SNAN = _f32_bits(0x7fc00001, 0xffc01234, 0x7fd00000, 0x7f800005)
+_SPECIAL_TARGETS = [
+    (0.0, [_NAN1, 1.0, _NAN2]),  # the first NaN's payload
+    (0.0, [np.inf, 2.0, -np.inf, _NAN1]),  # inf - inf first: the default NaN sticks
+    (0.0, [np.inf, _NAN2, -np.inf]),  # the NaN first
+    (_NAN3, [np.inf, -np.inf]),  # the target's own NaN first
+    (-0.0, [-0.0, -0.0]),  # every term -0.0
+    (-0.0, [0.0]),
+    (-0.0, []),  # untouched: kept
+    (_SNAN, []),  # untouched signaling NaN: kept bit for bit
+    (5.0, [_SNAN]),  # a signaling NaN update: quieted
+    (1.0, [-1.0]),  # exact cancellation: +0.0
+    (0.0, [1e-45, 1e-45, 3e-45, -1e-45]),  # subnormals
+    (-1e-45, [1e-45]),
+    (0.0, [1.1754942e-38, 1e-45]),  # into the smallest normal
+    (0.0, [3.4e38, 3.4e38, -3.4e38]),  # float64 exact past float32's range and back
+    (0.0, [3.4e38, 3.4e38]),  # overflow: inf
+    (-3.4e38, [-3.4e38, 1.0]),  # -inf
+    (np.inf, [1.0, 2.0]),
+    (0.0, [-np.inf, 5.0]),
+    (2.5, [0.0, -0.0, 1.5]),
+]
+
+
+def _nan_events(terms) -> int:
+    """NaN terms, and inf + -inf, in a target's sequence: where two meet, which NaN survives
+    is the CPU's compiler's choice for complex parts (NumPy's differs between the parts)."""
+    infs = {np.sign(v) for v in terms if np.isinf(v)}
+    return sum(bool(np.isnan(v)) for v in terms) + (len(infs) == 2)
+
+
+def _special_case(dt):
+    """(base, indices, updates) of _SPECIAL_TARGETS, targets interleaved; NaN payloads and
+    signaling NaNs only where ``dt`` keeps float32 bits (float16/bfloat16: the default NaN);
+    complex parts are equal, without two NaNs meeting."""
+    keep_bits = dt is wt.float32
+    cases = [(b, u) for b, u in _SPECIAL_TARGETS
+             if keep_bits or not any(np.isnan(v) for v in (b, *u))]
+    if not keep_bits:
+        cases += [(np.nan, [1.0]), (0.0, [np.nan, np.inf, -np.inf]), (0.0, [1.0, np.nan])]
+    if dt.kind == "c":
+        cases = [(b, u) for b, u in cases if _nan_events([b, *u]) < 2]
+    base = np.array([b for b, _ in cases], np.float32)
+    order = [(k, t) for t, (_, u) in enumerate(cases) for k in range(len(u))]
+    order.sort()  # the k-th update of every target, then the (k+1)-th: interleaved
+    idx = np.array([t for _, t in order], np.int64)
+    upd = np.array([cases[t][1][k] for k, t in order], np.float32)
+    if dt.kind == "c":
+        base, upd = _complex(base, base), _complex(upd, upd)
+    elif dt is wt.float16:
+        with np.errstate(over="ignore"):  # 3.4e38 is inf in float16
+            base, upd = base.astype(np.float16), upd.astype(np.float16)
+    return base, idx, upd
+
+
+def _complex(re, im):
+    out = np.empty(re.shape, np.complex64)
+    out.real, out.imag = re, im
+    return out
+
+
+@pytest.mark.parametrize("dt", (wt.float32, wt.float16, wt.bfloat16, wt.complex64), ids=str)
+def test_scatter_add_exact_sums_special_values(dt, exact_sums):
+    """NaN (the first in C order, payload kept and quieted, unless both infinities came
+    before it: the default NaN), infinities, overflow, signed zeros and subnormals, in the
+    targets and in the updates: the CPU device's bytes."""
+    base, idx, upd = _special_case(dt)  # (bfloat16: float32 values, converted by asarray)
+    with np.errstate(over="ignore"):
+        g = _both(lambda b, i, u: _reduce.scatter("add", b, 0, i, u), base, idx, upd,
+                  dtypes=(dt, wt.int64, dt))
+    assert exact_sums
+    if dt is wt.float32:
+        bits = np.asarray(g).view(np.uint32)
+        assert bits[0] == 0x7fc00001 and bits[1] == 0xffc00000 and bits[2] == 0xffc01234
+        assert bits[7] == 0x7f800005 and bits[8] == 0x7fc00005
+
+
+def _round_f32(q):
+    """The float32 nearest the Fraction ``q`` (ties to even)."""
+    from fractions import Fraction
+
+    f = np.float32(float(q))  # float64 first: at most one float32 step off
+    near = (np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf)))
+    return min(near, key=lambda c: (abs(Fraction(float(c)) - q),
+                                    int(np.array(c).view(np.uint32)) & 1))
+
+
+def test_scatter_add_exact_sums_are_the_exact_sum_rounded_once(exact_sums):
+    """Values over 2**-140 .. 2**100 of both signs with planted cancellations (float64's
+    running sum rounds; the CPU's result can be off): each target is its exact sum (a
+    Fraction) rounded once to float32."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(41)
+    n, slots = 6000, 9
+    upd = ((rng.random(n) + 1) * np.exp2(rng.integers(-140, 100, n))
+           * rng.choice([-1, 1], n)).astype(np.float32)
+    idx = rng.integers(0, slots, n)
+    big = np.exp2(rng.integers(60, 100, 40)).astype(np.float32)
+    upd[:40], upd[40:80] = big, -big[::-1]  # huge terms that cancel, around small ones
+    base = rng.standard_normal(slots).astype(np.float32)
+    got = _reduce.scatter("add", wt.asarray(base, device=GPU), 0, wt.asarray(idx, device=GPU),
+                          wt.asarray(upd, device=GPU))
+    want = [_round_f32(Fraction(float(base[t])) + sum(map(Fraction, upd[idx == t].tolist())))
+            for t in range(slots)]
+    assert np.asarray(got).tobytes() == np.array(want, np.float32).tobytes()
+    assert exact_sums
+
+
+@pytest.mark.parametrize("index_dt", (wt.int32, wt.int64), ids=str)
+@pytest.mark.parametrize("n", [1, 3, 6, 4099])
+def test_scatter_add_exact_sums_odd_sizes_and_views(n, index_dt, exact_sums):
+    """Update counts past whole vectors, views starting inside one (no vector loads), strided
+    and 2-D updates, negative indices, int32 and int64 indices: the CPU device's bytes."""
+    rng = np.random.default_rng(n)
+    idx = rng.integers(-11, 11, n + 1)
+    upd = rng.standard_normal((n + 1, 3)) * np.exp2(rng.integers(-20, 20, (n + 1, 3)))
+    base = rng.standard_normal((11, 3))
+    add = lambda b, i, u: _reduce.scatter("add", b, 0, i, u)  # noqa: E731
+    d = (wt.float32, index_dt, wt.float32)
+    _both(lambda b, i, u: add(b[:, 0], i[:n], u[:n, 0]), base, idx, upd, dtypes=d)
+    _both(lambda b, i, u: add(b[:, 0], i[1:], u[1:, 0]), base, idx, upd, dtypes=d)
+    _both(lambda b, i, u: add(b[:, 1], i[1:], u[1:, 1]), base, idx, upd, dtypes=d)
+    _both(lambda b, i, u: add(b, wt.broadcast_to(wt.reshape(i, (n + 1, 1)), (n + 1, 3)), u),
+          base, idx, upd, dtypes=d)
+    _both(lambda b, i, u: add(b, wt.broadcast_to(wt.reshape(i[:n], (n, 1)), (n, 3)), u[:n].mT.mT),
+          base, idx, upd, dtypes=d)
+    assert len(exact_sums) == 5
+
+
+def test_scatter_add_exact_sums_carry_and_duplicate_heavy(exact_sums):
+    """200001 updates into 3 targets: window words wrap again and again (carries), a sum past
+    float32's range (inf), and large terms cancelling back to a small value; twice, the same
+    bytes."""
+    n = 200_001
+    idx = np.arange(n) % 3
+    upd = np.where(idx == 0, 1.75, 3e38).astype(np.float32)
+    third = np.full(n // 3, 2.0 ** 40)
+    third[1::2] = -(2.0 ** 40)  # pairs that cancel (float64 keeps the 0.125 beside them)
+    third[0] = 0.125
+    upd[idx == 2] = third
+    fn = lambda b, i, u: _reduce.scatter("add", b, 0, i, u)  # noqa: E731
+    g1 = _both(fn, np.zeros(3), idx, upd, dtypes=(wt.float32, wt.int64, wt.float32))
+    g2 = _both(fn, np.zeros(3), idx, upd, dtypes=(wt.float32, wt.int64, wt.float32))
+    assert g1.tobytes() == g2.tobytes()
+    assert np.asarray(g1).tolist() == [1.75 * (n // 3), np.inf, 0.125]
+    assert len(exact_sums) == 2
+
+
+@pytest.mark.parametrize("dt", (wt.float32, wt.bfloat16, wt.complex64), ids=str)
+def test_scatter_add_fast_precision_takes_the_exact_sums(dt, exact_sums):
+    """Few targets: fast precision gives the exact sums too (as fast as any float32 order)."""
+    rng = np.random.default_rng(42)
+    idx = rng.integers(0, 50, 20_000)
+    upd = rng.standard_normal(20_000) * np.exp2(rng.integers(-30, 30, 20_000))
+    if dt.kind == "c":
+        upd = upd + 1j * upd[::-1]
+    b = wt.zeros((50,), dtype=dt, device=GPU)
+    i = wt.asarray(idx, device=GPU)
+    u = wt.asarray(upd, dtype=dt, device=GPU)
+    with wt.set_precision("fast"):
+        fast = _reduce.scatter("add", b, 0, i, u)
+    assert fast.tobytes() == _reduce.scatter("add", b, 0, i, u).tobytes()
+    assert len(exact_sums) == 2
+
+
+def test_scatter_in_range_flags_indices_outside(exact_sums):
+    """``scatter_in_range``: True with the scatter done where every index is in [0, size),
+    False for a negative one, one past the end, or an int64 beyond 32 bits; None (nothing
+    done) for scatters other than the exact sums."""
+    rng = np.random.default_rng(43)
+    upd = wt.asarray(rng.standard_normal(1001), dtype=wt.float32, device=GPU)
+    good = rng.integers(0, 9, 1001)
+    for index_dt in (wt.int32, wt.int64):
+        out = wt.zeros((9,), device=GPU)
+        assert B.scatter_in_range("add", out, 0, wt.asarray(good, dtype=index_dt, device=GPU),
+                                  upd) is True
+        want = _reduce.scatter("add", wt.zeros((9,), device=CPU), 0,
+                               wt.asarray(good, device=CPU), wt.asarray(np.asarray(upd), device=CPU))
+        assert out.tobytes() == want.tobytes()
+        for at, bad in ((1, -1), (1000, 9), (517, -9), (3, 1 << 32)):
+            if bad == 1 << 32 and index_dt is wt.int32:
+                continue
+            idx = good.copy()
+            idx[at] = bad
+            for i in (idx, idx[1:]):  # vector loads, and scalar ones (an odd offset)
+                flat = wt.asarray(i, dtype=index_dt, device=GPU)
+                assert B.scatter_in_range("add", wt.zeros((9,), device=GPU), 0, flat,
+                                          upd[1:] if i is not idx else upd) is False
+    ints = wt.zeros((9,), dtype=wt.int32, device=GPU)
+    assert B.scatter_in_range("add", ints, 0, wt.asarray(good, device=GPU),
+                              wt.asarray(good, dtype=wt.int32, device=GPU)) is None
+    many = wt.zeros((5000,), device=GPU)  # many targets: the ordered path
+    assert B.scatter_in_range("add", many, 0, wt.asarray(good, device=GPU), upd) is None
+    assert not any(many.tolist())
+
+
+def test_tf_scatter_nd_on_webgpu_checks_indices_while_scattering(exact_sums):
+    """tf.scatter_nd: the CPU device's bytes; indices out of range (negative ones too) raise
+    TensorFlow's error, for float updates (checked by the exact sums) and others (min/max)."""
+    from webtensor.tf.errors import InvalidArgumentError
+
+    rng = np.random.default_rng(44)
+    idx = rng.integers(0, 7, (500, 1)).astype(np.int32)
+    rows = rng.standard_normal((500, 3))
+    for dt, shape, upd in ((wt.float32, (7,), rows[:, 0]), (wt.float32, (7, 3), rows),
+                           (wt.int32, (7,), (rows[:, 0] * 100).astype(np.int64)),
+                           (wt.bool, (7,), rows[:, 0] > 0)):
+        g = _both(lambda i, u, shape=shape: wt.tf.scatter_nd(i, u, shape), idx, upd,
+                  dtypes=(wt.int32, dt))
+        for bad in (-1, 7):
+            wrong = idx.copy()
+            wrong[250, 0] = bad
+            with pytest.raises(InvalidArgumentError, match=rf"the index \[{bad}\]"):
+                wt.tf.scatter_nd(wt.asarray(wrong, device=GPU),
+                                 wt.asarray(upd, dtype=dt, device=GPU), shape)
+        assert g.dtype is dt
+    assert len(exact_sums) == 2 + 4  # the float cases, and their out-of-range calls
 
 
 def _scatter_into_view(op, dt, base, view, axis, idx, upd, upd_view=lambda u: u):

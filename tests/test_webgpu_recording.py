@@ -234,8 +234,9 @@ def test_generated_kernels_declare_what_they_bind(rec):
 
 
 def test_radix_sort_and_ordered_scatter_obey_the_binding_rules(rec):
-    """The radix sort (long rows, 32- and 64-bit keys, descending) and scatter's sort by
-    target and segmented fold: every launch binds what its kernel declares, nothing twice."""
+    """The radix sort (long rows, 32- and 64-bit keys, descending), scatter's sort by target
+    and segmented fold, and the exact float sums (scalar and vector loads, int32 and int64
+    indices): every launch binds what its kernel declares, nothing twice."""
     from webtensor.api import _reduce
 
     dev, backend, driver = rec
@@ -243,11 +244,15 @@ def test_radix_sort_and_ordered_scatter_obey_the_binding_rules(rec):
         x = _tensor(dev, dt, (2, 5000))
         wt.argsort(x, axis=1, descending=True)
         wt.sort(x, axis=1)
-    base = _tensor(dev, _d.float16, (7,))
     idx = wt.zeros((40000,), dtype=_d.int64, device=dev)  # one long run: segments and merge
-    _reduce.scatter("add", base, 0, idx, _tensor(dev, _d.float16, (40000,)))
+    for dt in (_d.int16, _d.float16, _d.float32):  # ordered, exact sums (scalar, vec4)
+        _reduce.scatter("add", _tensor(dev, dt, (7,)), 0, idx, _tensor(dev, dt, (40000,)))
+    idx32 = wt.zeros((40000,), dtype=_d.int32, device=dev)
+    backend.scatter_in_range("add", _tensor(dev, _d.float32, (7,)), 0, idx32,
+                             _tensor(dev, _d.float32, (40000,)))
     heads = " ".join(launch.wgsl[:300] for launch in driver.launches)  # the shaders' comments
-    for kernel in ("radix sort", "digit table", "ordered combine"):
+    for kernel in ("radix sort", "digit table", "ordered combine", "Exact float sums",
+                   "contiguous 1-D operands"):
         assert kernel in heads, kernel
     assert sum(backend.routed.values()) == 0
     for launch in driver.launches:

@@ -182,3 +182,32 @@ def test_sync_waits_for_queued_work_and_async_twin():
     run_sync(wt.sync_async(GPU))
     assert y.tolist() == [4.0, 7.0]
     assert DRIVER.stats()["submits"] >= 1
+
+
+def test_exact_scatter_sums_and_tf_index_check_match_the_cpu():
+    """Float scatter-adds into few targets (the exact integer sums, vector and scalar loads,
+    special values): the cpu device's bytes; tf.scatter_nd checks its indices while it
+    scatters (one flag read back through JSPI) and refuses negative and too large ones."""
+    import webtensor.tf as tf
+    from webtensor.api import _reduce
+    from webtensor.tf.errors import InvalidArgumentError
+
+    n, m = 4099, 13
+    idx = [(i * 7919) % m for i in range(n)]
+    upd = [((i % 97) - 48) * 2.0 ** ((i % 61) - 30) for i in range(n)]
+    upd[5], upd[9], upd[40], upd[77] = float("inf"), float("nan"), -0.0, 3.0e38
+    outs = []
+    for device in (GPU, CPU):
+        b = wt.asarray(VALUES[wt.float32] + [0.0], dtype=wt.float32, device=device)
+        i = wt.asarray(idx, dtype=wt.int32, device=device)
+        u = wt.asarray(upd, dtype=wt.float32, device=device)
+        outs.append([_reduce.scatter("add", b, 0, i, u).tobytes(),
+                     _reduce.scatter("add", b, 0, i[1:], u[1:]).tobytes(),
+                     tf.scatter_nd(wt.reshape(i, (n, 1)), u, (m,)).tobytes()])
+    assert outs[0] == outs[1]
+    for bad in (-1, m):
+        wrong = list(idx)
+        wrong[2000] = bad
+        with pytest.raises(InvalidArgumentError, match=rf"the index \[{bad}\]"):
+            tf.scatter_nd(wt.asarray([[j] for j in wrong], dtype=wt.int32, device=GPU),
+                          wt.asarray(upd, dtype=wt.float32, device=GPU), (m,))

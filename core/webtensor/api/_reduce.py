@@ -3,7 +3,8 @@
 These helpers sit between the public functions and the backend primitives of
 ``webtensor.backends.base``: they compute output shapes, allocate ``out`` tensors, build views
 (moving an axis, slicing one axis, keepdims) and call ``reduce``/``scan``/``gather``/``scatter``/
-``sort``/``argsort``.  Nothing here reads values back to the host.
+``sort``/``argsort``.  Nothing here reads values back to the host (but a backend's
+``scatter_in_range``, one word).
 """
 
 from __future__ import annotations
@@ -193,9 +194,27 @@ def scatter(op: str, base: Tensor, axis: int, indices: Tensor, updates: Tensor) 
     if out.size:
         base._backend.copy(out, base)
         if updates.size:
-            base._backend.scatter(op, out, axis, cast(indices, _d.int64),
-                                  cast(updates, base.dtype))
+            base._backend.scatter(op, out, axis, _index(indices), cast(updates, base.dtype))
     return out
+
+
+def scatter_in_range(op: str, base: Tensor, axis: int, indices: Tensor, updates: Tensor):
+    """``scatter`` on a backend that checks the indices against ``[0, size)`` while it
+    scatters (``Backend.scatter_in_range``, which reads back whether one was not): ``(out,
+    every index in range)``, or None where the backend has no such path for the call (the
+    caller checks the indices itself)."""
+    if not (base.size and updates.size):
+        return None
+    out = empty(base.shape, base.dtype, base.device)
+    base._backend.copy(out, base)
+    ok = base._backend.scatter_in_range(op, out, axis, _index(indices),
+                                        cast(updates, base.dtype))
+    return None if ok is None else (out, ok)
+
+
+def _index(indices: Tensor) -> Tensor:
+    """Scatter's indices: int32 ones as they are (a cast costs a pass over them), else int64."""
+    return cast(indices, _d.int32 if indices.dtype is _d.int32 else _d.int64)
 
 
 def broadcast_to(x: Tensor, shape) -> Tensor:

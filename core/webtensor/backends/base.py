@@ -260,8 +260,9 @@ class Backend:
 
     def scatter(self, op: str, out, axis: int, indices, updates) -> None:
         """In place on ``out`` (a fresh copy the frontend made): along ``axis``, element
-        ``updates[..., i, ...]`` goes to position ``indices[..., i, ...]``; ``op`` in set, add,
-        min, max.  For ``set`` with duplicate indices the last update wins."""
+        ``updates[..., i, ...]`` goes to position ``indices[..., i, ...]`` (int32 or int64);
+        ``op`` in set, add, min, max.  For ``set`` with duplicate indices the last update
+        wins."""
         raise NotImplementedError
 
     # -- sorting ---------------------------------------------------------------------------------
@@ -279,6 +280,14 @@ class Backend:
         of its ``sy`` x ``sx`` blocks (float32, C order) and the finite min, finite max and
         "every value finite" of all of it, as ``(vmin | None, vmax | None, all_finite,
         cells)``; None when this backend has no such fast path (the default)."""
+        return None
+
+    def scatter_in_range(self, op: str, out, axis: int, indices, updates):
+        """``scatter`` for callers that refuse indices outside ``[0, out.shape[axis])``
+        (negative ones too: TensorFlow's rule), checking them while it scatters: True when
+        every index is in range, False when one is not (``out`` is then unspecified); None when
+        this backend has no such fast path for the call (the default: nothing is done, the
+        caller checks the indices and calls ``scatter``)."""
         return None
 
     def dtype_support(self) -> dict[str, str]:

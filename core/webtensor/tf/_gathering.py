@@ -226,24 +226,36 @@ def gather(params, indices, validate_indices=None, name=None, axis=None,
 
 
 def _flat_nd_index(indices: Tensor, dims, fn: str, arg: str) -> Tensor:
-    """Row-major flat positions (int64, shape ``indices.shape[:-1]``) of ``indices[..., :K]``
-    into ``dims`` (length K), after checking each component against its dimension."""
+    """Row-major flat positions (shape ``indices.shape[:-1]``) of ``indices[..., :K]`` into
+    ``dims`` (length K), after checking each component against its dimension: for K == 1 a
+    view of the indices (their own integer dtype), else int64."""
     k = len(dims)
-    idx = wt.astype(indices, wt.int64)
-    flat = wt.zeros(indices.shape[:-1], dtype=wt.int64, device=indices.device)
-    if indices.size:
-        low, high = _min_max(idx)
-        bad = low < 0 or high >= min(dims, default=0) if k else False
-        if bad and any(not 0 <= v < n for row in _rows(idx, k) for v, n in zip(row, dims)):
-            row = next(r for r in _rows(idx, k) if any(not 0 <= v < n for v, n in zip(r, dims)))
-            raise InvalidArgumentError(_tf(fn), f"`{arg}` holds the index {row}, which does not "
-                                       f"index into the shape {list(dims)}; each component must "
-                                       f"be in [0, dim)")
-    stride = 1
-    for j in range(k - 1, -1, -1):
+    if not k:
+        return wt.zeros(indices.shape[:-1], dtype=wt.int64, device=indices.device)
+    _check_nd_index(indices, dims, fn, arg)
+    # one component needs no arithmetic (a copy of 1M indices costs as much as the scatter)
+    idx = indices if k == 1 else wt.astype(indices, wt.int64, copy=False)
+    flat = idx[..., k - 1]
+    stride = dims[k - 1]
+    for j in range(k - 2, -1, -1):
         flat = flat + idx[..., j] * stride
         stride *= dims[j]
     return flat
+
+
+def _check_nd_index(indices: Tensor, dims, fn: str, arg: str) -> None:
+    """Every index tuple in ``indices[..., :K]`` within ``dims`` (K >= 1), else
+    InvalidArgumentError naming the first one that is not: one read back (min and max)."""
+    k = len(dims)
+    if not indices.size:
+        return
+    low, high = _min_max(indices)
+    if (low < 0 or high >= min(dims)) and any(
+            not 0 <= v < n for row in _rows(indices, k) for v, n in zip(row, dims)):
+        row = next(r for r in _rows(indices, k) if any(not 0 <= v < n for v, n in zip(r, dims)))
+        raise InvalidArgumentError(_tf(fn), f"`{arg}` holds the index {row}, which does not "
+                                   f"index into the shape {list(dims)}; each component must "
+                                   f"be in [0, dim)")
 
 
 def _rows(idx: Tensor, k: int) -> list:
@@ -296,15 +308,26 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
                                    f"indices of shape {list(indices.shape)} into shape "
                                    f"{list(dims)} need updates of shape {list(want)} "
                                    f"(indices.shape[:-1] + shape[K:])")
-    flat = _flat_nd_index(indices, lead, fn, "indices")
-    n = flat.size
     dt = updates.dtype
     # NOTE: bool has no "add"; TensorFlow's sum of bools is a logical or, done here in int8.
     work_dt = wt.int8 if dt == wt.bool else dt
     base = wt.zeros((math.prod(lead),) + rest, dtype=work_dt, device=updates.device)
-    values = wt.reshape(wt.astype(updates, work_dt), (n,) + rest)
+    # one component: a backend may check the indices while it scatters (no pass of its own)
+    flat = indices[..., 0] if k == 1 else _flat_nd_index(indices, lead, fn, "indices")
+    n = flat.size
+    values = wt.reshape(wt.astype(updates, work_dt, copy=False), (n,) + rest)
     index = wt.broadcast_to(wt.reshape(flat, (n,) + (1,) * len(rest)), (n,) + rest)
-    out = _reduce.scatter("add", base, 0, index, values)
+    done = _reduce.scatter_in_range("add", base, 0, index, values) if k == 1 else None
+    if done is None:
+        if k == 1:
+            _check_nd_index(indices, lead, fn, "indices")
+        out = _reduce.scatter("add", base, 0, index, values)
+    else:
+        out, ok = done
+        if not ok:
+            _check_nd_index(indices, lead, fn, "indices")  # raises, naming the index
+            raise RuntimeError(f"{_tf(fn)}: the device found an index out of range that the "
+                               f"host check did not; please report this bug")
     if dt == wt.bool:
         out = wt.not_equal(out, 0)
     return wt.reshape(out, dims)

@@ -299,6 +299,9 @@ class WebGPUBackend(Backend):
     def summarize_blocks(self, x, sy, sx):
         return summary.summarize(self, x, sy, sx)
 
+    def scatter_in_range(self, op, out, axis, indices, updates):
+        return gather.scatter_in_range(self, op, out, axis, indices, updates)
+
     # -- introspection: derived from the families' own ``supports`` -------------------------------
     def capabilities(self) -> dict[str, dict[str, str]]:
         """``{primitive: {dtype name: "native" | "cpu" | "partial (k/n ops)"}}``."""
@@ -345,6 +348,7 @@ def _locked(method):
 for _name in OUTPUT:
     setattr(WebGPUBackend, _name, _locked(_primitive(_name)))
 for _name in ("alloc", "allocate", "from_bytes", "to_bytes", "from_values", "to_values",
-              "summarize_blocks", "empty_pool", "memory_stats", "capabilities", "device_info"):
+              "summarize_blocks", "scatter_in_range", "empty_pool", "memory_stats",
+              "capabilities", "device_info"):
     setattr(WebGPUBackend, _name, _locked(getattr(WebGPUBackend, _name)))
 del _name

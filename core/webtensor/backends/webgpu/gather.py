@@ -15,7 +15,23 @@ does a racy read-modify-write:
 * float32 ``min``/``max`` take ``atomicMax``/``Min`` of order-preserving integer keys (NaN gets
   the extreme key, as the CPU's ``_float_keys``) into a keys buffer, then touched elements
   combine with their current value and decode (NaN results are the canonical quiet NaN).
-* everything else ("ordered": float32/float16/bfloat16/complex64 add, add/min/max on the packed
+* float32/float16/bfloat16/complex64 add ("sum", while the targets are few enough: fewer
+  than about one per 32 updates, ``_sums_exactly``) sums exactly in integers: every float32 is
+  an integer multiple of 2**-149, so each target (complex part) gets a fixed-point accumulator
+  of 32-bit windows plus carry counts, one for its positive and one for its negative terms,
+  which the updates add into with integer atomics (``shaders/scatter_sum_add.wgsl``; NaN and
+  infinities record their first C-order position, zeros their sign).  Then one invocation per
+  element of out adds the current value and rounds the exact sum once to nearest even
+  (float16 directly, bfloat16 through float32, as the CPU does; ``shaders/scatter_sum.wgsl``):
+  the CPU's bits whenever its float64 running sum is exact, and the correctly rounded sum
+  always (where float64 rounds, the CPU's is 1 ULP off at most while its error stays below half
+  a float32 step, e.g. for same-sign updates; cancellation beyond 53 bits loses more there:
+  [1e20, 1, -1e20] sums to 1 here, to 0 on the CPU); NaN, infinities and signed zeros as the
+  CPU's sequential float64 additions give them.  No sort,
+  one pass over the updates (four at a time with vector loads where indices and updates are
+  contiguous and 1-D: CPU adapters pay per load); it also flags an index outside [0, size)
+  (``scatter_in_range``: TensorFlow's check, without a pass of its own).  Both precisions.
+* everything else ("ordered": the float adds with many targets, add/min/max on the packed
   and 64-bit dtypes) follows the CPU's order literally.  The CPU starts each touched target
   from its current value, folds the target's updates in C order (float adds in float64 or
   complex128) and rounds once.  A first pass writes each update's target (buffer element of
@@ -38,9 +54,9 @@ does a racy read-modify-write:
   relative error <= n * 2**-53); both round a near-exact sum to nearest.  Under cancellation
   beyond 53 bits the GPU keeps bits the CPU loses ([1e20, 1, -1e20] sums to 1 here, to 0 on
   the CPU).  float16 rounds once from the sum, bfloat16 through float32, as the CPU does.
-  Fast precision (``wt.set_precision("fast")``): float sums are plain float32 additions in the
-  same order (float16/bfloat16 rounded once from the float32 sum; a long run's segment sums
-  added in order), still deterministic, no longer the CPU's bits.
+  Fast precision (``wt.set_precision("fast")``): the ordered path's float sums are plain
+  float32 additions in the same order (float16/bfloat16 rounded once from the float32 sum; a
+  long run's segment sums added in order), still deterministic, no longer the CPU's bits.
 """
 
 from __future__ import annotations
@@ -137,7 +153,7 @@ def gather(backend, out, x, axis: int, indices) -> None:
 def _update_body(kind: str, op: str) -> tuple[list[str], str]:
     """The update pass for ``kind`` ("winner", "i32", "u32", "bool", "key") and ``op``:
     WGSL lines and the atomic's type."""
-    load = "in1[strided_index(i, 1u)]"
+    load = "in1[update_index(i)]"
     if kind == "winner":
         return ["atomicMax(&out0[target_position(i)], i + 1u);"], "u32"
     if kind == "target":  # the ordered path's sort keys
@@ -152,7 +168,7 @@ def _update_body(kind: str, op: str) -> tuple[list[str], str]:
         test, call = (("!= 0u", "atomicOr(&out0[e >> 2u], 1u << ((e & 3u) * 8u));")
                       if op in ("add", "max") else
                       ("== 0u", "atomicAnd(&out0[e >> 2u], ~(0xffu << ((e & 3u) * 8u)));"))
-        return ["let s = strided_index(i, 1u);",
+        return ["let s = update_index(i);",
                 f"if (((in1[s >> 2u] >> ((s & 3u) * 8u)) & 0xffu) {test}) {{",
                 "    let e = target_element(i);",
                 f"    {call}",
@@ -163,13 +179,25 @@ def _update_body(kind: str, op: str) -> tuple[list[str], str]:
             f"{fn}(&out0[target_position(i)], k);"], "i32"
 
 
+def _render_update(inputs, atomic: str, layout, slots: int, what: str, body, lib: str = ""):
+    """scatter.wgsl for ``layout`` = (ndim, index modes of its four operands, words per index:
+    1 for int32 indices, 2 for int64)."""
+    ndim, modes, index_words = layout
+    functions: dict[str, str] = {}
+    at = [kernels.index_expr(mode, j, ndim, functions=functions) for j, mode in enumerate(modes)]
+    return _render("scatter", inputs, [f"atomic<{atomic}>"], slots, lib=lib, what=what,
+                   atomic=atomic, body=_block(body, 2), items=kernels.ITEMS,
+                   extra=4 + ndim + 4 * (ndim + 1), functions="\n\n".join(functions.values()),
+                   indices_at=f"{at[0]} * {index_words}u", updates_at=at[1], out_at=at[2],
+                   position_at=at[3],
+                   high_is_zero="" if index_words == 1 else " && in0[at + 1u] == 0u")
+
+
 @lru_cache(maxsize=64)
-def scatter_update_kernel(kind: str, op: str, slots: int) -> Kernel:
+def scatter_update_kernel(kind: str, op: str, layout, slots: int) -> Kernel:
     body, atomic = _update_body(kind, op)
     inputs = ["u32"] if kind in ("winner", "target") else ["u32", "u32"]
-    what = f"This one: {kind} {op}."
-    return _render("scatter", inputs, [f"atomic<{atomic}>"], slots, what=what, atomic=atomic,
-                   body=_indent(body))
+    return _render_update(inputs, atomic, layout, slots, f"This one: {kind} {op}.", body)
 
 
 @lru_cache(maxsize=64)
@@ -218,6 +246,108 @@ def scatter_apply_kernel(kind: str, itemsize: int, op: str, slots: int) -> Kerne
         inputs = ["u32", "u32"]
     what = f"This one: {kind} ({itemsize}-byte elements)."
     return _render("scatter_apply", inputs, ["u32"], slots, what=what, body=_indent(body))
+
+
+# -- exact float sums (shaders/scatter_sum_add.wgsl, scatter_sum.wgsl) --------------------------
+
+SUM_SLOT = 132  # accumulator words per target (and complex part): see scatter_sum_add.wgsl
+SUM_STORAGES = ("f32", "f16", "bf16", "c64")
+SUM_WORDS_PER_UPDATE = 4  # accumulator words the exact sums may take per update
+SUM_WORDS_MIN = 1 << 16  # ... and at least (256 KiB: small scatters take them whatever n)
+# vectors of four updates one invocation of the vector-load pass takes (SwiftShader and lavapipe
+# measured fastest at 8-16; 1M updates still make 512 workgroups)
+SUM_VEC4_ITEMS = 8
+# The result format of each storage: significand bits, the bit (of 2^-149) its smallest step
+# sits at, infinity, sign; bfloat16 rounds through float32 (``finish``), as the CPU does.
+_F32_FORMAT = (24, 0, "0x7f800000u", "0x80000000u")
+_SUM_FORMAT = {"f32": _F32_FORMAT, "c64": _F32_FORMAT, "bf16": _F32_FORMAT,
+               "f16": (11, 125, "0x7c00u", "0x8000u")}
+
+
+def _sum_access(storage: str) -> str:
+    """scatter_sum.wgsl's per-storage functions: an update's and out's float32 bits, the
+    store, and the conversions of a result into the stored format."""
+    up = "extra(0u) + k"
+    if storage in ("f32", "c64"):
+        w = "2u * e + part" if storage == "c64" else "e"
+        load = f"in1[2u * ({up}) + part]" if storage == "c64" else f"in1[{up}]"
+        return (f"fn load_update(k: u32, part: u32) -> u32 {{\n    return {load};\n}}\n\n"
+                f"fn load_out(e: u32, part: u32) -> u32 {{\n"
+                f"    return atomicLoad(&out0[{w}]);\n}}\n\n"
+                "fn current_bits(old: u32) -> u32 {\n    return old;\n}\n\n"
+                f"fn store_out(e: u32, part: u32, old: u32, v: u32) {{\n"
+                f"    atomicStore(&out0[{w}], v);\n}}\n\n"
+                "fn special_bits(b: u32) -> u32 {\n    return b;\n}\n\n"
+                "fn finish(v: u32) -> u32 {\n    return v;\n}")
+    widen = ("bitcast<u32>(f16_bits_to_f32({}))" if storage == "f16" else "({} << 16u)")
+    lane = "((e & 1u) * 16u)"
+    special, finish = (("f32_to_f16_bits(bitcast<f32>(b))", "v") if storage == "f16" else
+                       ("b", "f32_to_bf16_bits(bitcast<f32>(v))"))
+    return ("fn load_update(k: u32, part: u32) -> u32 {\n"
+            f"    let s = {up};\n"
+            f"    return {widen.format('((in1[s >> 1u] >> ((s & 1u) * 16u)) & 0xffffu)')};\n}}\n\n"
+            "fn load_out(e: u32, part: u32) -> u32 {\n"
+            f"    return (atomicLoad(&out0[e >> 1u]) >> {lane}) & 0xffffu;\n}}\n\n"
+            f"fn current_bits(old: u32) -> u32 {{\n    return {widen.format('old')};\n}}\n\n"
+            "// Only this invocation writes this lane: xor flips exactly the bits that change.\n"
+            "fn store_out(e: u32, part: u32, old: u32, v: u32) {\n"
+            f"    atomicXor(&out0[e >> 1u], ((old ^ v) & 0xffffu) << {lane});\n}}\n\n"
+            f"fn special_bits(b: u32) -> u32 {{\n    return {special};\n}}\n\n"
+            f"fn finish(v: u32) -> u32 {{\n    return {finish};\n}}")
+
+
+@lru_cache(maxsize=16)
+def sum_add_kernel(storage: str, layout, slots: int) -> Kernel:
+    """The update pass of the exact sums: every update into its target's accumulator."""
+    if storage == "c64":
+        body = ["let s = update_index(i);",
+                "let slot = 2u * target_position(i);",
+                "sum_add(slot, in1[2u * s], i + 1u);",
+                "sum_add(slot + 1u, in1[2u * s + 1u], i + 1u);"]
+    elif storage == "f32":
+        body = ["sum_add(target_position(i), in1[update_index(i)], i + 1u);"]
+    else:
+        load = kernels.STORAGE[storage].load.format(buf="in1", idx="update_index(i)")
+        body = [f"sum_add(target_position(i), bitcast<u32>({load}), i + 1u);"]
+    body += ["if (!index_in_range(i)) {", "    atomicOr(&out0[extra(3u)], 1u);", "}"]
+    return _render_update(["u32", "u32"], "u32", layout, slots,
+                          f"This one: exact sum, {storage}.", body,
+                          lib="\n" + kernels.source("scatter_sum_add"))
+
+
+@lru_cache(maxsize=4)
+def sum_add_vec4_kernel(index_words: int) -> Kernel:
+    """The update pass of the exact float32 sums for contiguous 1-D indices and updates."""
+    if index_words == 1:
+        load = "let v = in0[prm(4u) + q];\nlet high = vec4<u32>(0u);"
+    else:  # two int64 indices per vector: their low and high words
+        load = ("let a = in0[prm(4u) + 2u * q];\n"
+                "let b = in0[prm(4u) + 2u * q + 1u];\n"
+                "let v = vec4<u32>(a.x, a.z, b.x, b.z);\n"
+                "let high = vec4<u32>(a.y, a.w, b.y, b.w);")
+    return _render("scatter_sum_vec4", ["vec4<u32>", "vec4<u32>"], ["atomic<u32>"], 9,
+                   lib="\n" + kernels.source("scatter_sum_add"), what="",
+                   load=_block(load.splitlines(), 2), items=SUM_VEC4_ITEMS)
+
+
+def _vec4_ok(layout, indices, updates) -> bool:
+    """Whether the float32 sums' update pass may load four indices and updates at a time:
+    1-D contiguous operands starting at whole vectors of buffers of whole vectors."""
+    ndim, modes, index_words = layout
+    return (ndim == 1 and modes == (True, True, "scalar", "scalar")
+            and updates.dtype is _d.float32 and updates.offset % 4 == 0
+            and (indices.offset * index_words) % 4 == 0
+            and indices._data.size % 16 == 0 and updates._data.size % 16 == 0)
+
+
+@lru_cache(maxsize=16)
+def sum_result_kernel(storage: str, slots: int) -> Kernel:
+    """The pass over out of the exact sums: each touched element's sum, rounded once."""
+    p_bits, q_min, inf, sign = _SUM_FORMAT[storage]
+    return _render("scatter_sum", ["u32", "u32"], ["atomic<u32>"], slots,
+                   what=f"This one: {storage}.", parts=2 if storage == "c64" else 1,
+                   p_bits=p_bits, q_min=q_min, inf=inf, sign=sign,
+                   format=_sum_access(storage))
 
 
 # -- the ordered combine: per dtype, how a run folds (see shaders/scatter_ordered.wgsl) --------
@@ -536,15 +666,19 @@ def scatter_kind(op: str, dtype) -> str | None:
     return "ordered" if _ordered_ok(op, dtype) else None
 
 
-def scatter(backend, op: str, out, axis: int, indices, updates) -> None:
+_INDEX_DTYPES = (_d.int32, _d.int64)  # the index dtypes scatter reads directly
+
+
+def scatter(backend, op: str, out, axis: int, indices, updates) -> Tensor | None:
     """In place on the view ``out``: scatter ``updates`` (``indices``' shape, ``out``'s
-    dtype) along ``axis`` at ``indices`` (int64) with ``op``; ``scatter_kind`` must allow it."""
+    dtype) along ``axis`` at ``indices`` (int32 or int64) with ``op``; ``scatter_kind`` must
+    allow it.  Returns the exact sums' accumulators where they ran (``_exact_sum``)."""
     if tuple(updates.shape) != tuple(indices.shape):
         raise ValueError(f"scatter: updates shape {updates.shape} != indices shape "
                          f"{indices.shape}")
     _check_shapes("scatter", out.shape, indices.shape, axis, "out", "indices")
     if indices.size == 0 or out.size == 0:
-        return
+        return None
     kind = scatter_kind(op, out.dtype)
     updates = backend.unaliased(out, [updates])[0]
     out_strides = [0 if d == axis else s for d, s in enumerate(out.strides)]
@@ -559,19 +693,28 @@ def scatter(backend, op: str, out, axis: int, indices, updates) -> None:
     params = Params(indices.size, indices.size, shape,
                     [(indices.offset, si), (updates.offset, su), (out.offset, so), (0, sc)])
     params.add(out.strides[axis], c_axis, out.shape[axis])
+    layout = (len(shape), tuple(kernels.index_mode(shape, s) for s in (si, su, so, sc)),
+              indices.dtype.itemsize // 4)
+    if kind == "ordered" and _sums_exactly(backend, op, out, indices.size):
+        return _exact_sum(backend, out, axis, indices, updates, params, layout)
     if kind == "ordered":
-        _ordered(backend, op, out, axis, indices, updates, params)
-        return
-    update = scatter_update_kernel(kind, op, len(params.words))
+        _ordered(backend, op, out, axis, indices, updates, params, layout)
+        return None
+    update = scatter_update_kernel(kind, op, layout, len(params.words))
     if kind in ("i32", "u32", "bool"):
-        backend.launch_threads(update, [indices._data, updates._data, out._data], params,
-                          indices.size)
-        return
+        _launch_updates(backend, update, [indices._data, updates._data, out._data], params)
+        return None
     untouched = 0 if kind == "winner" else _UNTOUCHED[op]
     work = _work_buffer(backend, out.device, out.size, untouched)
     inputs = [indices._data] if kind == "winner" else [indices._data, updates._data]
-    backend.launch_threads(update, [*inputs, work._data], params, indices.size)
+    _launch_updates(backend, update, [*inputs, work._data], params)
     _apply(backend, kind, op, out, updates, work)
+    return None
+
+
+def _launch_updates(backend, kernel, buffers, params: Params) -> None:
+    """A scatter.wgsl pass: ``kernels.ITEMS`` updates per invocation."""
+    backend.launch(kernel, buffers, params, kernels.map_groups(params.words[1]))
 
 
 def _c_stride(shape, axis: int) -> int:
@@ -613,7 +756,63 @@ def _apply(backend, kind: str, op: str, out, updates, work) -> None:
     backend.launch_threads(kernel, [work._data, updates._data, out._data], params, threads)
 
 
-def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params) -> None:
+def _sums_exactly(backend, op: str, out, n: int) -> bool:
+    """Whether a float scatter-add of ``n`` updates takes the exact integer sums (else the
+    ordered path): while their accumulators stay within SUM_WORDS_PER_UPDATE words per
+    update (or SUM_WORDS_MIN): filling and rounding them costs per target of out, the sort
+    per update (measured on lavapipe: they break even near 32 updates per target)."""
+    storage = _STORAGE_OF[out.dtype]
+    if op != "add" or storage not in SUM_STORAGES:
+        return False
+    words = SUM_SLOT * out.size * (2 if storage == "c64" else 1) + 1
+    return (words <= max(SUM_WORDS_MIN, SUM_WORDS_PER_UPDATE * n)
+            and 4 * words <= min(backend.max_binding, backend.memory.max_buffer))
+
+
+def _exact_sum(backend, out, axis: int, indices, updates, params: Params, layout) -> Tensor:
+    """Float scatter-add through exact integer accumulators, one slot per target (and complex
+    part): the update pass adds into them, then each touched element of out is rounded once.
+    Returns the accumulators, whose last word is the flag of an index outside [0, size)."""
+    storage = _STORAGE_OF[out.dtype]
+    slots = out.size * (2 if storage == "c64" else 1)
+    flag = SUM_SLOT * slots
+    acc = _work_buffer(backend, out.device, flag + 1, 0)
+    n = indices.size
+    if _vec4_ok(layout, indices, updates):
+        index_words = layout[2]
+        vec = Params(n, -(-n // 4))
+        vec.add(indices.offset * index_words // 4, updates.offset // 4, out.shape[axis],
+                _c_stride(out.shape, axis), flag)
+        groups = -(-n // (4 * kernels.WORKGROUP * SUM_VEC4_ITEMS))
+        backend.launch(sum_add_vec4_kernel(index_words),
+                       [indices._data, updates._data, acc._data], vec, groups)
+    else:
+        params.add(flag)
+        _launch_updates(backend, sum_add_kernel(storage, layout, len(params.words)),
+                        [indices._data, updates._data, acc._data], params)
+    if not updates.is_contiguous:  # a NaN's payload is read by its C-order position
+        updates = backend.materialize(updates)
+    shape, (so,) = kernels.collapse(out.shape, [out.strides])
+    result = Params(out.size, slots, shape, [(out.offset, so)])
+    result.add(updates.offset)
+    backend.launch_threads(sum_result_kernel(storage, len(result.words)),
+                           [acc._data, updates._data, out._data], result, slots)
+    return acc
+
+
+def scatter_in_range(backend, op: str, out, axis: int, indices, updates) -> bool | None:
+    """``WebGPUBackend.scatter_in_range``: the exact float sums flag an index outside [0, size)
+    as they scatter, so one word read back tells; None for every other scatter."""
+    if not (out.size and indices.size and _native(backend, op, out, indices, updates)
+            and scatter_kind(op, out.dtype) == "ordered"
+            and _sums_exactly(backend, op, out, indices.size)):
+        return None
+    acc = scatter(backend, op, out, axis, indices, updates)
+    return backend.read(acc._data, acc._data.nbytes - 4, 4) == bytes(4)
+
+
+def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params,
+             layout) -> None:
     """The ordered path: targets, their stable radix sort, then the folds of the runs."""
     from . import sort as _sort
 
@@ -624,8 +823,8 @@ def _ordered(backend, op: str, out, axis: int, indices, updates, params: Params)
         backend.route("scatter", (op, out, axis, indices, updates))
         return
     targets = backend.allocate(4 * n)
-    backend.launch_threads(scatter_update_kernel("target", op, len(params.words)),
-                           [indices._data, targets], params, n)
+    _launch_updates(backend, scatter_update_kernel("target", op, layout, len(params.words)),
+                    [indices._data, targets], params)
     pairs = _sort.radix_pairs(backend, targets, "u32", (n,), (1,), 0, n, 1, False, bits)
     if not updates.is_contiguous:
         updates = backend.materialize(updates)
@@ -684,10 +883,15 @@ def run(backend, prim: str, *args) -> bool:
         gather(backend, out, x, axis, indices)
         return True
     op, out, axis, indices, updates = args
-    kind = scatter_kind(op, out.dtype)
-    packed_set = kind == "winner" and out.dtype.itemsize < 4
-    if not (kind is not None and indices.dtype is _d.int64 and updates.dtype is out.dtype
-            and backend.fits(out, indices, updates) and (out.is_contiguous or not packed_set)):
+    if not _native(backend, op, out, indices, updates):
         return False
     scatter(backend, op, out, axis, indices, updates)
     return True
+
+
+def _native(backend, op: str, out, indices, updates) -> bool:
+    """Whether this scatter runs here (else on the CPU device)."""
+    kind = scatter_kind(op, out.dtype)
+    packed_set = kind == "winner" and out.dtype.itemsize < 4
+    return (kind is not None and indices.dtype in _INDEX_DTYPES and updates.dtype is out.dtype
+            and backend.fits(out, indices, updates) and (out.is_contiguous or not packed_set))

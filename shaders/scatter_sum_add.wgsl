@@ -1,0 +1,46 @@
+// Exact float sums for scatter-add, the update side (appended to scatter.wgsl, kind "sum", and
+// scatter_sum_vec4.wgsl; the result side is scatter_sum.wgsl).  Every float32 is an integer
+// multiple of 2^-149, so a sum of float32 values is a fixed-point integer; each target
+// accumulates it exactly with integer atomics, one integer for the positive and one for the
+// negative terms.  Integer addition is exact and commutes, so the accumulator does not depend
+// on the order invocations run in.
+// Each integer is kept as SUM_WINDOWS window words and as many carry counts: window w counts
+// units of 2^(8w - 149), its carry count units of 2^(8w + 32 - 149).  A term m * 2^(s - 149)
+// (m the 24-bit significand, or a subnormal's fraction with s = 0) adds m << (s % 8) (< 2^31)
+// to window s / 8, and 1 to that window's carry count when the add wraps (the count, at most
+// the number of updates, never does).
+// The window and carry atomics run for every term without a branch (a branch some lane of a
+// SIMD group takes costs CPU adapters as much as the atomic; wraps are frequent); zeros, NaN
+// and infinities, which are rare, take one.
+// Accumulator slot (SUM_SLOT words, zero-filled): [0, 32) the positive terms' windows,
+// [32, 64) their carry counts, [64, 128) the same for the negative terms, then SUM_SPECIAL +
+// [0] zeros (atomicMax: 1 a -0.0 term, 2 a +0.0 term), [1], [2], [3] the bitwise complement
+// of the first position (C order of the updates, from 1) of a NaN, a +inf and a -inf term
+// (atomicMax of the complement keeps the first; 0, the fill, reads back as "none").  A slot
+// with a word set has been touched.
+
+const SUM_SLOT: u32 = 132u;
+const SUM_WINDOWS: u32 = 32u;
+const SUM_SPECIAL: u32 = 128u;
+
+// Add the float32 term with bits `b` at update position `pos` (>= 1) into slot `slot`.
+fn sum_add(slot: u32, b: u32, pos: u32) {
+    let base = slot * SUM_SLOT;
+    let e = (b >> 23u) & 0xffu;
+    let negative = b >= 0x80000000u;
+    let finite = e != 255u;
+    let s = max(e, 1u) - 1u;
+    let m = (b & 0x7fffffu) | select(0x800000u, 0u, e == 0u);
+    let v = select(0u, m << (s & 7u), finite);
+    let w = base + select(0u, 2u * SUM_WINDOWS, negative) + (s >> 3u);
+    let old = atomicAdd(&out0[w], v);
+    atomicAdd(&out0[w + SUM_WINDOWS], select(0u, 1u, old > ~v));
+    // zeros mark the slot; NaN and infinities keep their first position (rare: a branch no
+    // lane takes is skipped)
+    let mag = b & 0x7fffffffu;
+    if (!finite || mag == 0u) {
+        let k = select(0u, select(select(2u, 3u, negative), 1u, mag > 0x7f800000u), !finite);
+        let key = select(select(2u, 1u, negative), ~pos, !finite);
+        atomicMax(&out0[base + SUM_SPECIAL + k], key);
+    }
+}

@@ -1,0 +1,56 @@
+// Exact float sums for scatter-add, the update pass for contiguous 1-D operands: as
+// scatter.wgsl's kind "sum" (scatter_sum_add.wgsl adds each float32 term into its target's
+// accumulator slot), but every invocation loads four consecutive indices and updates with vec4
+// reads (SwiftShader pays per load: about half the time of four scalar loads each).  ${what}
+// Bindings: 0 P (uniform), 1 in0 (indices as vec4<u32>: four int32 or two int64 per vector),
+// 2 in1 (float32 updates as vec4<u32>), 3 out0 (read_write, array<atomic<u32>>: the slots).
+// Both input buffers hold whole vectors past their last element (allocation sizes of 16 bytes'
+// multiples): the lanes past n are read, not used.
+// An index outside [0, axis size) (negative ones too) sets the flag word (any value but 0).
+// Params: [1] n updates, [2] threads, [3] ndim 0, then [4] the indices' offset in vectors,
+// [5] the updates' offset in vectors, [6] out's axis size, [7] out's C-order axis stride (the
+// collapsed indices shape is 1-D: every update's target differs only along the axis), [8] the
+// flag word's index in out0.
+${header}
+
+// Update position `pos`'s term `u` into the slot of the target at axis coordinate `v` (low
+// word; `high`: an int64's high word), negative coordinates counting from the end (clamped, as
+// scatter.wgsl); 1 when the index is outside [0, axis size), else 0.
+fn add_lane(v: u32, high: u32, u: u32, pos: u32) -> u32 {
+    let size = prm(6u);
+    let c = bitcast<i32>(v);
+    let w = select(c, c + i32(size), c < 0);
+    sum_add(u32(clamp(w, 0, i32(size) - 1)) * prm(7u), u, pos);
+    return select(0u, 1u, v >= size || high != 0u);
+}
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
+    let stride = nwg.x * nwg.y * nwg.z * ${wg}u;
+    let n = prm(1u);
+    var outside = 0u;
+    for (var item = 0u; item < ${items}u; item = item + 1u) {
+        let q = first + item * stride;
+        let i = 4u * q;
+        if (i >= n) {
+            break;
+        }
+${load}
+        let u = in1[prm(5u) + q];
+        // unrolled: a vector's lanes by constant index; lanes past n are not used
+        outside = outside | add_lane(v.x, high.x, u.x, i + 1u);
+        if (i + 1u < n) {
+            outside = outside | add_lane(v.y, high.y, u.y, i + 2u);
+        }
+        if (i + 2u < n) {
+            outside = outside | add_lane(v.z, high.z, u.z, i + 3u);
+        }
+        if (i + 3u < n) {
+            outside = outside | add_lane(v.w, high.w, u.w, i + 4u);
+        }
+    }
+    if (outside != 0u) {
+        atomicOr(&out0[prm(8u)], 1u);
+    }
+}

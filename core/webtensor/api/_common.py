@@ -110,21 +110,20 @@ def operand(x, dtype, device, weak=False) -> Tensor:
 
 
 _SCALARS: dict = {}
-# (operand's key, shape) -> that cached scalar seen with shape; no buffers of its own
-_STRETCHED: dict = {}
 
 
 def stretched_operand(x, dtype, device, weak, shape) -> Tensor:
     """The Python scalar ``x`` as ``operand`` makes it, seen with ``shape`` (every stride 0),
-    as the backends take an elementwise operand; cached where the scalar is."""
+    as the backends take an elementwise operand.  Cached in ``_SCALARS`` beside the scalar
+    (a view of its buffer, keyed with the shape), only while the scalar itself is there."""
     cls = x.__class__
     if (cls is int or cls is bool or cls is float and x != 0.0) and ACTIVE.get() is None:
         key = (cls, x, dtype, id(device), weak, shape)
-        found = _STRETCHED.get(key)
+        found = _SCALARS.get(key)
         if found is None:
             found = stretch(operand(x, dtype, device, weak), shape)
-            if len(_STRETCHED) < 4096 and key[:5] in _SCALARS:
-                _STRETCHED[key] = found
+            if len(_SCALARS) < 4096 and key[:5] in _SCALARS:
+                _SCALARS[key] = found
         return found
     return stretch(operand(x, dtype, device, weak), shape)
 

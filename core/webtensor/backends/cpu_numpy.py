@@ -802,16 +802,17 @@ def _quietly(fn, *args):
 
 # -- recycled buffers -------------------------------------------------------------------------
 #
-# A fresh NumPy array of a few hundred KB or more is memory glibc has just taken from the OS:
-# every page faults in (and is zeroed) on first write.  glibc gives such blocks back as soon
-# as two of them are free at the top of its heap, which is exactly what a chain of ops leaves
-# behind: ``x * 2.0 + 1.0`` on 4M float32 faulted ~1,000 times per call, 6 ms of its 8 ms.
-# NumPy escapes that by writing the second op into the first one's temporary, a test of
-# reference counts that only C code can make (and CPython 3.14 changed).  The backend keeps
-# its recent large buffers instead, and hands one out again once no array refers to it.
+# A fresh NumPy array of a few hundred KB or more is often memory glibc has just taken from
+# the OS: every page faults in (and is zeroed) on first write.  glibc gives such blocks back
+# once enough of them are free together (it shrinks its heap or unmaps them), which is what
+# a chain of ops leaves behind: ``x * 2.0 + 1.0`` on 4M float32 faulted ~1,000 pages per call,
+# 6 ms of its 8 ms.  NumPy escapes that by writing the second op into the first one's
+# temporary, a test of reference counts only C code can make (and CPython 3.14 changed).
+# The backend keeps its recent large buffers instead, and hands one out again once no array
+# refers to it.
 
-_RECYCLE_MIN = 256 << 10  # smaller blocks stay in malloc's free lists anyway
-_RECYCLE_MAX = 16 << 20  # larger ones come from the OS each time
+_RECYCLE_MIN = 256 << 10  # smaller blocks stay in malloc's free lists (no faults measured)
+_RECYCLE_MAX = 16 << 20  # larger ones are left to malloc: four of these fill the budget
 _RECYCLE_BYTES = 64 << 20  # the most kept (in use or not): what glibc's heap may keep itself
 _RECYCLE_PER_SIZE = 4
 
@@ -827,7 +828,7 @@ class _Recycler:
     A buffer is free when the only reference left is its entry here: no tensor, view, DLPack
     capsule or other array holds it (they all reach it through ``.base``).  The test compares
     its count with that of a probe object which also has one list as its only referrer, read
-    by the same code, so it holds whatever the interpreter's own counting (3.14 borrows
+    by the same code, so it holds however the interpreter counts (CPython 3.14 borrows
     references on its stack)."""
 
     def __init__(self):

@@ -4,6 +4,7 @@ cumsum/cumprod, quantile/percentile/median, average, histogram; on both CPU back
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 from hypothesis import given
@@ -132,6 +133,19 @@ def test_sum_special_values_and_weak(dev):
     assert wt.sum(empty, axis=0).tolist() == [0.0] * 3
     assert wt.prod(empty, axis=0).tolist() == [1.0] * 3
     assert wt.sum(empty, axis=1).shape == (0,)
+
+
+def test_complex_products_overflow_quietly(dev):
+    # a complex64 product beyond even the float64 accumulator's range is inf/NaN in the
+    # result, as NumPy gives it, not a NumPy RuntimeWarning
+    x = wt.asarray([1e30 + 1e30j] * 12, dtype=wt.complex64, device=dev)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        total = wt.prod(x).tolist()
+        steps = wt.cumulative_prod(x).tolist()
+    assert not math.isfinite(total.real) or not math.isfinite(total.imag)
+    assert steps[1].real == 0 and math.isinf(steps[1].imag)  # (1 + 1j)^2 = 2j, scaled up
+    assert all(not (math.isfinite(s.real) and math.isfinite(s.imag)) for s in steps[2:])
 
 
 def test_named_axes(dev):

@@ -2,6 +2,7 @@
 //
 //   python build_wasm.py && node bench/browser/run_peers.mjs [--site build/site] [--json out.json]
 //       [--only "scatter,chain"]    # only the workloads whose names contain one of these
+//       [--rounds 3]                # the libraries take turns this many times; medians shown
 //
 // Bundles the peers with esbuild, serves the built site at / and the benchmark page at /bench/,
 // and drives /usr/bin/chromium (or $CHROMIUM) with WebGPU enabled.
@@ -19,8 +20,9 @@ const { values: args } = parseArgs({
   options: {
     site: { type: "string", default: join(ROOT, "build", "site") },
     json: { type: "string" },
-    timeout: { type: "string", default: "900" },
+    timeout: { type: "string", default: "1800" },
     only: { type: "string", default: "" },
+    rounds: { type: "string", default: "3" },
   },
 });
 
@@ -36,7 +38,8 @@ await esbuild.build({
 for (const f of ["peers.html", "peers.mjs"]) await copyFile(join(HERE, f), join(out, f));
 
 const server = await serveStatic(args.site, { routes: [["/bench/", out]] });
-const url = `${server.url}/bench/peers.html?only=${encodeURIComponent(args.only)}`;
+const url = `${server.url}/bench/peers.html?only=${encodeURIComponent(args.only)}` +
+            `&rounds=${encodeURIComponent(args.rounds)}`;
 const browser = await launchChromium({ webgpu: true });
 let result;
 try {
@@ -56,25 +59,34 @@ if (result.fatal) {
   process.exit(1);
 }
 
-// One row per workload: each library's time, its rate, and webtensor's time relative to it.
+// One row per workload: each library's median time and its rate, and webtensor's time relative
+// to each peer: the median of the ratios within a round (the two were timed minutes apart at
+// most), with their range when there were several rounds.
 const libs = Object.keys(result.ms);
 const rate = (w, ms) => (w.flop ? `${(w.flop / ms / 1e6).toFixed(2)} GFLOP/s`
                                 : `${(w.bytes / ms / 1e6).toFixed(2)} GB/s`);
+const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+function ratio(w, peer) {
+  const mine = result.samples.webtensor?.[w.name];
+  const other = result.samples[peer]?.[w.name];
+  if (!mine || !other) return "-";
+  // a peer timed once (too slow to repeat) is compared with every round of webtensor's
+  const per = mine.map((m, i) => m / other[Math.min(i, other.length - 1)]);
+  const range = per.length > 1 ? ` (${Math.min(...per).toFixed(2)}-${Math.max(...per).toFixed(2)})` : "";
+  return `${median(per).toFixed(2)}x${range}`;
+}
 const rows = [["workload", ...libs.map((l) => `${l} ms (rate)`),
                ...libs.filter((l) => l !== "webtensor").map((l) => `webtensor / ${l}`)]];
 for (const w of result.workloads) {
   const ms = libs.map((l) => result.ms[l][w.name]);
-  const mine = result.ms.webtensor?.[w.name];
   rows.push([w.name,
              ...ms.map((m, i) => (m !== undefined ? `${m.toFixed(2)} (${rate(w, m)})`
                                    : result.errors[`${libs[i]}: ${w.name}`] ? "error" : "n/a")),
-             ...libs.filter((l) => l !== "webtensor").map((l) => {
-               const other = result.ms[l][w.name];
-               return mine === undefined || other === undefined ? "-" : `${(mine / other).toFixed(2)}x`;
-             })]);
+             ...libs.filter((l) => l !== "webtensor").map((l) => ratio(w, l))]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-console.log(`adapter: ${result.adapter} (headless Chromium; ratio < 1: webtensor faster)`);
+console.log(`adapter: ${result.adapter} (headless Chromium; medians of ${result.rounds} rounds; ` +
+            "ratio < 1: webtensor faster)");
 for (const [i, r] of rows.entries()) {
   console.log(r.map((c, j) => (j ? c.padStart(widths[j]) : c.padEnd(widths[j]))).join("  "));
   if (i === 0) console.log(widths.map((n) => "-".repeat(n)).join("  "));

@@ -1086,7 +1086,7 @@ class NumpyBackend(Backend):
             return
         rows = _rows_last(v, axes)
         if op == "prod" and k == "c":
-            self.store(out, _seq_complex_prod(rows))
+            self.store(out, _quietly(_seq_complex_prod, rows))
             return
         wide = rows.astype(np.complex128 if k == "c" else np.float64)
         ufunc = np.add if op == "sum" else np.multiply
@@ -1127,7 +1127,7 @@ class NumpyBackend(Backend):
                 r = _keys_to_floats(ufunc.accumulate(_float_keys(v, op), axis=axis), v.dtype)
             r = _canonical_nan(r)
         elif op == "prod" and k == "c":
-            r = _seq_complex_prod(v, axis, cumulative=True)
+            r = _quietly(_seq_complex_prod, v, axis, True)
         else:
             wide = v.astype(np.complex128 if k == "c" else np.float64)
             with np.errstate(all="ignore"):

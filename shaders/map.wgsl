@@ -12,17 +12,5 @@ fn op(${op_params}) -> ${out_type} {
 
 ${functions}
 
-// Each invocation handles up to ${items} output words, a whole grid apart (neighbouring
-// invocations touch neighbouring words: coalesced on GPUs, fewer invocations on CPU adapters).
-@compute @workgroup_size(${wg})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
-    let stride = nwg.x * nwg.y * nwg.z * ${wg}u;
-    for (var item = 0u; item < ${items}u; item = item + 1u) {
-        let t = first + item * stride;
-        if (t >= prm(2u)) {
-            return;
-        }
-${body}
-    }
-}
+// Each invocation handles up to kernels.ITEMS output words (kernels.entry_point).
+${main}

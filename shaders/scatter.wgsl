@@ -47,16 +47,5 @@ fn update_index(i: u32) -> u32 {
     return ${updates_at};
 }
 
-// Each invocation handles up to ${items} updates, a whole grid apart (as map.wgsl).
-@compute @workgroup_size(${wg})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * ${wg}u;
-    let stride = nwg.x * nwg.y * nwg.z * ${wg}u;
-    for (var item = 0u; item < ${items}u; item = item + 1u) {
-        let i = first + item * stride;
-        if (i >= prm(2u)) {
-            return;
-        }
-${body}
-    }
-}
+// Each invocation handles up to kernels.ITEMS updates (kernels.entry_point).
+${main}

@@ -1267,8 +1267,8 @@ class NumpyBackend(Backend):
         current = to_compute(buf, dt)
         if op == "add":
             wide = np.complex128 if k == "c" else np.float64
-            acc = current.astype(wide)
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"):  # (signalling NaNs met in the casts stay NaN)
+                acc = current.astype(wide)
                 np.add.at(acc, flat, upd.astype(wide))
             buf[touched] = from_compute(acc[touched], dt)
             return

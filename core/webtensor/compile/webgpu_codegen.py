@@ -340,22 +340,8 @@ def _function(fns: dict, expr: str, ins, out_storage, prefix: str = "") -> str:
 @lru_cache(maxsize=1024)
 def _kernel(functions: str, body: str, n_in: int, n_out: int, slots: int):
     vec4s = kernels.uniform_vec4s(slots)
-    text = "\n".join([
-        kernels.header(n_in, n_out, vec4s), "", functions, "",
-        f"@compute @workgroup_size({kernels.WORKGROUP})",
-        "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
-        "@builtin(num_workgroups) nwg: vec3<u32>) {",
-        f"    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {kernels.WORKGROUP}u;",
-        f"    let stride = nwg.x * nwg.y * nwg.z * {kernels.WORKGROUP}u;",
-        f"    for (var item = 0u; item < {kernels.ITEMS}u; item = item + 1u) {{",
-        "    let t = first + item * stride;  // a whole grid apart (see map.wgsl)",
-        "    if (t >= prm(2u)) {",
-        "        return;",
-        "    }",
-        body,
-        "    }",
-        "}",
-    ])
+    text = "\n".join([kernels.header(n_in, n_out, vec4s), "", functions, "",
+                      kernels.entry_point(body)])
     return kernels.Kernel(kernels.with_libraries(text), n_in, n_out, vec4s * 16)
 
 
@@ -484,6 +470,16 @@ def _epilogue(group: Group, result) -> tuple[_Fragment, list]:
     return _Fragment(wgsl, list(params.words)), layout.values
 
 
+def _wired_epilogue(exe, node, result):
+    """(fragment, slots of its inputs, (slot, dtype, size) of its outputs) of the epilogue
+    around an anchored node's ``result``, or (None, [], []) without one."""
+    if node.epilogue is None:
+        return None, [], []
+    epi, values = _epilogue(node.epilogue, result)
+    return (epi, [exe._slot_of(v) for v in values],
+            [(exe._slot_of(v), v.dtype, v.size) for v in node.epilogue.results])
+
+
 def anchored_step(exe, index: int, node, fallback):
     """The Executable step of an anchored reduction or matmul."""
     if node.anchor.prim == "matmul":
@@ -499,9 +495,7 @@ def matmul_step(exe, index: int, node, fallback):
     mm = node.anchor
     _out, aview, bview = mm.args
     result = mm.results[0]
-    epi, epi_values = _epilogue(node.epilogue, result)
-    epi_slots = [exe._slot_of(v) for v in epi_values]
-    epi_outs = [(exe._slot_of(v), v.dtype, v.size) for v in node.epilogue.results]
+    epi, epi_slots, epi_outs = _wired_epilogue(exe, node, result)
     a_build, b_build = exe._view_builder(aview), exe._view_builder(bview)
     out_slot = exe._slot_of(result)
     shape, dtype, size = result.shape, result.dtype, result.size
@@ -547,12 +541,7 @@ def reduce_step(exe, index: int, node, fallback):
     else:
         pro, pro_slots = None, []
         x_build = exe._view_builder(xview)
-    if node.epilogue is not None:
-        epi, epi_values = _epilogue(node.epilogue, result)
-        epi_slots = [exe._slot_of(v) for v in epi_values]
-        epi_outs = [(exe._slot_of(v), v.dtype, v.size) for v in node.epilogue.results]
-    else:
-        epi, epi_slots, epi_outs = None, [], []
+    epi, epi_slots, epi_outs = _wired_epilogue(exe, node, result)
     out_slot = exe._slot_of(result)
     shape, dtype, size = result.shape, result.dtype, result.size
     x_shape, x_dtype, x_strides, x_offset = xview.shape, xview.dtype, xview.strides, xview.offset

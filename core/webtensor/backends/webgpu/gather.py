@@ -186,7 +186,7 @@ def _render_update(inputs, atomic: str, layout, slots: int, what: str, body, lib
     functions: dict[str, str] = {}
     at = [kernels.index_expr(mode, j, ndim, functions=functions) for j, mode in enumerate(modes)]
     return _render("scatter", inputs, [f"atomic<{atomic}>"], slots, lib=lib, what=what,
-                   atomic=atomic, body=_block(body, 2), items=kernels.ITEMS,
+                   atomic=atomic, main=kernels.entry_point(_block(body, 2), "i"),
                    extra=4 + ndim + 4 * (ndim + 1), functions="\n\n".join(functions.values()),
                    indices_at=f"{at[0]} * {index_words}u", updates_at=at[1], out_at=at[2],
                    position_at=at[3],

@@ -163,6 +163,26 @@ def header(n_in: int, n_out: int, vec4s: int, element: str = "u32") -> str:
     return "\n".join(lines) + "\n\n" + source("params")
 
 
+def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKGROUP) -> str:
+    """The ``main`` of a kernel over ``prm(2u)`` work items: each invocation runs ``body`` for
+    up to ``items`` of them (``index``), a whole grid apart, so neighbouring invocations touch
+    neighbouring words (coalesced on GPUs, fewer invocations on CPU adapters)."""
+    lines = [f"@compute @workgroup_size({wg})",
+             "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
+             "@builtin(num_workgroups) nwg: vec3<u32>) {",
+             f"    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {wg}u;"]
+    if items == 1:
+        lines += [f"    let {index} = first;",
+                  f"    if ({index} >= prm(2u)) {{", "        return;", "    }", body]
+    else:
+        lines += [f"    let stride = nwg.x * nwg.y * nwg.z * {wg}u;",
+                  f"    for (var item = 0u; item < {items}u; item = item + 1u) {{",
+                  f"        let {index} = first + item * stride;",
+                  f"        if ({index} >= prm(2u)) {{", "            return;", "        }",
+                  body, "    }"]
+    return "\n".join(lines + ["}"])
+
+
 def render(template: str, n_in: int, n_out: int, slots: int, **fields) -> Kernel:
     vec4s = uniform_vec4s(slots)
     text = Template(source(template)).substitute(
@@ -249,7 +269,7 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
                 "}",
                 "out0[t] = word;"]
     return render("map", len(ins), 1, slots, op_params=params, out_type=so.wgsl_type,
-                   expr=expr, body="\n".join("        " + line for line in body), items=ITEMS,
+                   expr=expr, main=entry_point("\n".join("        " + line for line in body)),
                    functions="\n\n".join(functions.values()))
 
 
@@ -303,19 +323,8 @@ def vec4_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int) ->
     """A kernel of one invocation per four output elements (``t``; ``i = 4 t``): ``body``
     loads with ``vec4_load`` and stores with ``vec4_store``; ``vec4_groups`` workgroups."""
     vec4s = uniform_vec4s(slots)
-    text = "\n".join([
-        header(n_in, n_out, vec4s, "vec4<u32>"), "", functions, "",
-        f"@compute @workgroup_size({VEC4_WORKGROUP})",
-        "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
-        "@builtin(num_workgroups) nwg: vec3<u32>) {",
-        f"    let t = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {VEC4_WORKGROUP}u;",
-        "    if (t >= prm(2u)) {",
-        "        return;",
-        "    }",
-        "    let i = t * 4u;",
-        body,
-        "}",
-    ])
+    text = "\n".join([header(n_in, n_out, vec4s, "vec4<u32>"), "", functions, "",
+                      entry_point("    let i = t * 4u;\n" + body, items=1, wg=VEC4_WORKGROUP)])
     return Kernel(with_libraries(text), n_in, n_out, vec4s * 16)
 
 

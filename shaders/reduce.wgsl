@@ -1,11 +1,15 @@
 // One pass of a reduction over rows: every output row reduces `len` elements (or, in later
 // passes, `len` partial accumulators).  A workgroup of 256 invocations holds 256 / lanes rows;
-// the `lanes` invocations of a row walk one chunk of it (lane, lane + lanes, ...: coalesced when
-// the reduced axis is contiguous) and combine their accumulators by a tree in workgroup memory.
+// the `lanes` invocations of a row walk one chunk of it, four consecutive elements at a time
+// (lane's group, then the group `lanes` groups on: coalesced when the reduced axis is
+// contiguous, and one vec4 load where in0 is bound as vec4s), and combine their accumulators by
+// a tree in workgroup memory.  Every kernel of a pass (vec4 loads or not, computed input or
+// loaded) folds the same elements in the same order, so their results are the same bits.
 // A row split into several chunks writes one partial accumulator per chunk, which the next pass
 // reduces (multi-pass for long rows).
-// Bindings: 0 P (uniform), 1 in0 (elements, or partial accumulators of 4 words), 2 out0 (the
-// result words, or partial accumulators).
+// Bindings: 0 P (uniform), 1 in0 (elements, or partial accumulators of 4 words; array<u32>,
+// or array<vec4<u32>> for aligned 32-bit elements), 2 out0 (the result words, or partial
+// accumulators).
 // Params: [1] rows, [2] len, [3] chunks per row, [4] lanes (a power of two <= 256),
 // [5] chunk length; for element input: [6] offset, [7] nk, [8] nr, then kept shape (nk),
 // kept strides (nk), reduced shape (nr), reduced strides (nr) (strides as i32 bits).
@@ -24,9 +28,7 @@ fn load_element(i: u32) -> ${elem} {
     return ${load};
 }
 
-fn load_state(s: u32) -> vec4<u32> {
-    return vec4<u32>(in0[4u * s], in0[4u * s + 1u], in0[4u * s + 2u], in0[4u * s + 3u]);
-}
+${load_state}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

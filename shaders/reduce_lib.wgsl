@@ -20,7 +20,8 @@
 // shaders whose loops they bound, and then folds `opq` away and reassociates two_sum into zero
 // (seen: a triple-float scan lost its low words).  A binding's length is never inlined, and a
 // binding holds at most 2^25 words (128 MiB), so this shift is a zero the compiler cannot prove
-// (it only knows the length is below 2^30 words).
+// (it only knows the length is below 2^30 words).  Where in0 holds vec4s (reduce.py's vec4
+// passes) the length counts vec4s, below 2^28: those kernels shift by 27 instead.
 fn rd_opq(x: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) + (arrayLength(&in0) >> 29u));
 }

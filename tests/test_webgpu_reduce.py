@@ -296,6 +296,39 @@ def test_multipass_sizes():
     check(wt.cumulative_sum, a[: 1 << 20], wt.float32, max_ulp=1)
 
 
+@pytest.mark.parametrize("precision", ["exact", "fast"])
+@pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint32])
+def test_vec4_and_scalar_loads_fold_in_the_same_order(precision, dt, monkeypatch):
+    """Rows starting on a whole vec4 load four elements at a time; the same values at another
+    offset (or computed by a fused prologue) load one by one, in the same order: same bits,
+    also for fast float sums, whose value depends on the order."""
+    rng = np.random.default_rng(11)
+    n = 5 * 4000 + 3
+    flat = wt.asarray((rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n)).astype(np.float32),
+                      device=GPU)
+    if dt is not wt.float32:
+        flat = wt.astype(flat * 1000, dt)
+    loads = []
+    compile_pass = gpu_reduce.pass_kernel
+
+    def recording(fam, t, from_elements, out_words, slots, dims=(2, 2), fused=("", 1, 1, "")):
+        if from_elements:
+            loads.append(dims[1] == "vec4")
+        return compile_pass(fam, t, from_elements, out_words, slots, dims, fused)
+    monkeypatch.setattr(gpu_reduce, "pass_kernel", recording)
+    with wt.set_precision(precision):
+        for offset in range(4):
+            view = wt.reshape(flat[offset:offset + 5 * 4000], (5, 4000))
+            dense = wt.asarray(view.to_device(CPU), device=GPU)
+            for axis in (1, None):
+                loads.clear()
+                got = wt.sum(view, axis=axis)
+                assert loads == [offset == 0]
+                want = wt.sum(dense, axis=axis)
+                assert loads == [offset == 0, True]
+                assert got.tobytes() == want.tobytes(), (offset, axis)
+
+
 def test_large_cancellation():
     """x, a shuffled -x and small noise: the total is the noise's sum, 10^4 times smaller than
     the partial sums.  Both devices stay within 1 ULP of the exact result and of each other."""

@@ -152,11 +152,14 @@ def uniform_vec4s(slots: int) -> int:
     return 16 * max(1, -(-slots // 64))
 
 
-def header(n_in: int, n_out: int, vec4s: int, element: str = "u32") -> str:
-    """The bindings (storage buffers as ``array<element>``) and params.wgsl."""
+def header(n_in: int, n_out: int, vec4s: int, element: str = "u32",
+           in0: str | None = None) -> str:
+    """The bindings (storage buffers as ``array<element>``, ``in0`` as ``array<in0>`` if given)
+    and params.wgsl."""
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;"]
     for i in range(n_in):
-        lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<{element}>;")
+        kind = in0 if i == 0 and in0 else element
+        lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<{kind}>;")
     for i in range(n_out):
         lines.append(f"@group(0) @binding({n_in + i + 1}) var<storage, read_write> out{i}: "
                      f"array<{element}>;")
@@ -183,10 +186,11 @@ def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKG
     return "\n".join(lines + ["}"])
 
 
-def render(template: str, n_in: int, n_out: int, slots: int, **fields) -> Kernel:
+def render(template: str, n_in: int, n_out: int, slots: int, in0: str | None = None,
+           **fields) -> Kernel:
     vec4s = uniform_vec4s(slots)
     text = Template(source(template)).substitute(
-        header=header(n_in, n_out, vec4s), wg=WORKGROUP, n_in=n_in,
+        header=header(n_in, n_out, vec4s, in0=in0), wg=WORKGROUP, n_in=n_in,
         n_out_binding=n_in + 1, **fields)
     return Kernel(with_libraries(text), n_in, n_out, vec4s * 16)
 

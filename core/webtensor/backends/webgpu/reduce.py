@@ -190,13 +190,22 @@ def _ops(fam: str, t: str) -> str:
     ])
 
 
-def _fields(fam: str, t: str) -> dict[str, str]:
+def _fields(fam: str, t: str, vec4: bool = False) -> dict[str, str]:
     s = STORAGE[t]
     lib = source("reduce_lib")
     if fam.startswith("h"):
         lib += "\n" + source("reduce_half")
-    return {"lib": lib, "ops": _ops(fam, t), "elem": s.wgsl_type,
-            "load": s.load.format(buf="in0", idx="i")}
+    if vec4:  # in0 is array<vec4<u32>>: element i is lane i & 3 of vec4 i >> 2
+        # rd_opq's zero must stay unprovable for a length counted in vec4s (reduce_lib.wgsl)
+        lib = lib.replace("arrayLength(&in0) >> 29u", "arrayLength(&in0) >> 27u")
+        load = s.load.format(buf="in0[i >> 2u]", idx="i & 3u")
+        state = "fn load_state(s: u32) -> vec4<u32> {\n    return in0[s];\n}"
+    else:
+        load = s.load.format(buf="in0", idx="i")
+        state = ("fn load_state(s: u32) -> vec4<u32> {\n    return vec4<u32>(in0[4u * s], "
+                 "in0[4u * s + 1u], in0[4u * s + 2u], in0[4u * s + 3u]);\n}")
+    return {"lib": lib, "ops": _ops(fam, t), "elem": s.wgsl_type, "load": load,
+            "load_state": state}
 
 
 # Where a row's elements are (params: [7] nk, [8] nr, then kept shape, kept strides, reduced
@@ -242,10 +251,28 @@ fn reduced_offset(k: u32) -> i32 {
 }
 
 
+# A lane folds groups of four consecutive elements, `lanes` groups apart; the row's last group
+# may be partial.  With vec4 loads (a unit-stride row starting on a whole vec4) a group is one
+# load; otherwise four (or a computed prologue's four elements), in the same order.
+def _group_loads(vec4: bool, elem: str) -> str:
+    ks = ("k", "k + 1u", "k + 2u", "k + 3u")
+    if vec4:
+        lines = ["let v = in0[(u32(base) + k) >> 2u];",
+                 *(f"acc = acc_fold(acc, bitcast<{elem}>(v.{c}), {k});" for c, k in zip("xyzw", ks))]
+    else:
+        lines = [f"acc = acc_fold(acc, load_element(u32(base + reduced_offset({k}))), {k});"
+                 for k in ks]
+    return "\n".join(" " * 12 + line for line in lines)
+
+
 _FOLD_ELEMENTS = """\
         let base = prm_i(6u) + kept_offset(row);
-        for (var k = g * chunk + lane; k < stop; k = k + lanes) {
-            acc = acc_fold(acc, load_element(u32(base + reduced_offset(k))), k);
+        var k = g * chunk + 4u * lane;
+        for (; k + 4u <= stop; k = k + 4u * lanes) {
+${group}
+        }
+        for (var q = k; q < min(stop, k + 4u); q = q + 1u) {
+            acc = acc_fold(acc, load_element(u32(base + reduced_offset(q))), q);
         }"""
 _FOLD_STATES = """\
         for (var k = g * chunk + lane; k < stop; k = k + lanes) {
@@ -272,30 +299,34 @@ _SCAN_STORE = {
 
 @lru_cache(maxsize=512)
 def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: int,
-                dims: tuple[int, int] = (2, 2), fused: tuple = ("", 1, 1, "")) -> Kernel:
+                dims: tuple = (2, 2), fused: tuple = ("", 1, 1, "")) -> Kernel:
     """One reduction pass; ``out_words`` 0 writes partial accumulators, else result words.
-    ``dims``: (kept, reduced) dim counts capped at 2, choosing the offset functions.
+    ``dims``: (kept, reduced) dim counts capped at 2, choosing the offset functions; reduced
+    ``"vec4"``: one unit-stride dim whose groups of four load as one vec4 (``_vec4_rows``).
     ``fused``: (WGSL functions, inputs, outputs, epilogue call) of a compiled program's fused
     pass: ``prologue_element(i)`` computes element ``i`` of the (virtual, dense) input from
     several buffers instead of loading it, ``epilogue(row, value)`` stores what the program
     computes from each result."""
     functions, n_in, n_out, epilogue = fused
+    vec4 = dims[1] == "vec4"  # unit-stride rows on whole vec4s of 32-bit elements
     write = _WRITE_OUT[out_words] if out_words else _WRITE_STATE
     if epilogue:
         write += "\n        " + epilogue
-    nk, nr = dims
+    nk, nr = dims[0], 1 if vec4 else dims[1]
     reduced = _REDUCED_OFFSET[max(1, min(nr, 2))]
     if nk < 2 and nr <= 1:  # the stride's slot is known: a constant uniform index (a dynamic
         # one costs SwiftShader about a third of a reduction's time)
         reduced = reduced.replace("10u + 2u * prm(7u)", f"{10 + 2 * nk}u")
     offsets = _KEPT_OFFSET[min(nk, 2)] + "\n\n" + reduced
-    fields = _fields(fam, t)
+    fields = _fields(fam, t, vec4)
     if functions:
         offsets += "\n\n" + functions
         if from_elements and "prologue_element" in functions:
             fields["load"] = "prologue_element(i)"
-    return kernels.render("reduce", n_in, n_out, slots, fold=_FOLD_ELEMENTS if from_elements
-                           else _FOLD_STATES, write=write, offsets=offsets, **fields)
+    fold = (_FOLD_ELEMENTS.replace("${group}", _group_loads(vec4, fields["elem"]))
+            if from_elements else _FOLD_STATES)
+    return kernels.render("reduce", n_in, n_out, slots, in0="vec4<u32>" if vec4 else None,
+                          fold=fold, write=write, offsets=offsets, **fields)
 
 
 @lru_cache(maxsize=256)
@@ -316,10 +347,12 @@ def carry_kernel(fam: str, t: str) -> Kernel:
 
 def plan(length: int, per_lane: int = PER_LANE) -> tuple[int, int, int]:
     """(lanes, chunks, chunk length) of one pass over rows of ``length``: a power-of-two number
-    of lanes giving each about 16+ elements, and chunks of at most ``lanes * per_lane``."""
+    of lanes giving each about 16+ elements, and chunks of at most ``lanes * per_lane`` (rounded
+    up to whole groups of four)."""
     lanes = 1 if length <= 16 else min(WORKGROUP, 1 << (-(-length // 16) - 1).bit_length())
     chunks = -(-length // (lanes * per_lane))
-    return lanes, chunks, -(-length // chunks)
+    chunk = (-(-length // chunks) + 3) & ~3  # whole groups of four (see _FOLD_ELEMENTS)
+    return lanes, -(-length // chunk), chunk
 
 
 def _params(words: list[int]) -> Params:
@@ -345,11 +378,23 @@ def _pass(backend, fam, t, src, dst, rows, length, lanes, chunks, chunk, view_wo
         ins += epilogue.buffers
         outs += epilogue.outputs
         words += epilogue.words
+    vec4 = prologue is None and chunk % 4 == 0 and _vec4_rows(t, view_words)
     kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words),
-                         (min(dims[0], 2), min(dims[1], 2)),
+                         (min(dims[0], 2), "vec4" if vec4 else min(dims[1], 2)),
                          ("\n\n".join(functions), len(ins), len(outs), call))
     groups = -(-rows // (WORKGROUP // lanes)) * chunks  # workgroups of this template's 256
     backend.launch(kernel, ins + outs, _params(words), groups)
+
+
+def _vec4_rows(t: str, view) -> bool:
+    """Whether rows of the element view ``view`` (params [6...]) load as vec4s: 32-bit
+    elements, unit stride along the (collapsed) row, every row starting on a whole vec4."""
+    if t not in ("f32", "i32", "u32") or not view:
+        return False
+    offset, nk, nr = view[:3]
+    if nr != 1 or view[3 + 2 * nk + nr] != 1:
+        return False
+    return offset % 4 == 0 and all(s % 4 == 0 for s in view[3 + nk:3 + 2 * nk])
 
 
 def _reduce_rows(backend, fam, t, x, kept, reduced, dst, out_words, prologue=None,

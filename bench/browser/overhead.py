@@ -192,6 +192,47 @@ def transcendentals(n: int = 1 << 20) -> dict:
     return out
 
 
+def _mlp_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    logp = wt.nn.log_softmax(wt.nn.relu(x @ w1 + b1) @ w2 + b2)
+    return -wt.sum(logp * y) / x.shape[0]
+
+
+def mlp_split(batch: int = 128, sizes=(784, 256, 10)) -> dict:
+    """bench/browser/peers.mjs's MLP training step (fast precision) and its matrix products
+    one by one, forward and backward (the transposed operands are views): where its time goes."""
+    n0, n1, n2 = sizes
+
+    def rand(*shape):
+        return wt.random.uniform(wt.random.key(len(shape) + shape[0]), shape) * 0.05
+
+    params = (rand(n0, n1), wt.zeros(n1), rand(n1, n2), wt.zeros(n2))
+    x, g1, g2 = rand(batch, n0), rand(batch, n1), rand(batch, n2)
+    y = wt.nn.one_hot(wt.arange(batch) % n2, n2)
+    h = rand(batch, n1)
+
+    @wt.jit
+    def step(params, x, y):
+        value, grads = wt.value_and_grad(_mlp_loss)(params, x, y)
+        return value, tuple(p - 0.1 * g for p, g in zip(params, grads))
+
+    forward = wt.jit(_mlp_loss)
+    products = {
+        "x@w1": lambda: x @ params[0],
+        "xT@g1": lambda: wt.matrix_transpose(x) @ g1,
+        "h@w2": lambda: h @ params[2],
+        "hT@g2": lambda: wt.matrix_transpose(h) @ g2,
+        "g2@w2T": lambda: g2 @ wt.matrix_transpose(params[2]),
+    }
+    out = {}
+    with wt.set_precision("fast"):
+        out["mlp_step_ms"] = round(_ms_per_call(lambda: step(params, x, y)[1][0].reshape(-1)), 2)
+        out["mlp_forward_ms"] = round(_ms_per_call(lambda: forward(params, x, y).reshape(1)), 2)
+        for name, product in products.items():
+            out[f"mlp_{name}_ms"] = round(_ms_per_call(lambda p=product: p().reshape(-1)), 2)
+    return out
+
+
 def run(n: int = 1000, sizes=(16, 4096)) -> dict:
     info = wt.device_info("webgpu")
     adapter = info["adapter"]
@@ -204,6 +245,7 @@ def run(n: int = 1000, sizes=(16, 4096)) -> dict:
     out.update(chain_split())
     out.update(eager_split())
     out.update(transcendentals())
+    out.update(mlp_split())
     return out
 
 

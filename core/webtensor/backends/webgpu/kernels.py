@@ -166,8 +166,9 @@ def header(n_in: int, n_out: int, vec4s: int, element: str = "u32",
     return "\n".join(lines) + "\n\n" + source("params")
 
 
-def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKGROUP) -> str:
-    """The ``main`` of a kernel over ``prm(2u)`` work items: each invocation runs ``body`` for
+def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKGROUP,
+                count: str = "prm(2u)") -> str:
+    """The ``main`` of a kernel over ``count`` work items: each invocation runs ``body`` for
     up to ``items`` of them (``index``), a whole grid apart, so neighbouring invocations touch
     neighbouring words (coalesced on GPUs, fewer invocations on CPU adapters)."""
     lines = [f"@compute @workgroup_size({wg})",
@@ -176,12 +177,12 @@ def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKG
              f"    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {wg}u;"]
     if items == 1:
         lines += [f"    let {index} = first;",
-                  f"    if ({index} >= prm(2u)) {{", "        return;", "    }", body]
+                  f"    if ({index} >= {count}) {{", "        return;", "    }", body]
     else:
         lines += [f"    let stride = nwg.x * nwg.y * nwg.z * {wg}u;",
                   f"    for (var item = 0u; item < {items}u; item = item + 1u) {{",
                   f"        let {index} = first + item * stride;",
-                  f"        if ({index} >= prm(2u)) {{", "            return;", "        }",
+                  f"        if ({index} >= {count}) {{", "            return;", "        }",
                   body, "    }"]
     return "\n".join(lines + ["}"])
 

@@ -123,7 +123,7 @@ PY="$VENV/bin/python"
 stamp="$VENV/.webtensor-dev-install"
 want="$(sha pyproject.toml)"
 have_all='import importlib.util as u, sys
-sys.exit(any(u.find_spec(m) is None for m in ("webtensor", "pytest", "hypothesis", "numpy", "build", "hatchling", "wgpu", "array_api_strict", "jax", "jupyterlite_core", "jupyterlite_pyodide_kernel", "jupyter_server")))'
+sys.exit(any(u.find_spec(m) is None for m in ("webtensor", "pytest", "hypothesis", "numpy", "build", "hatchling", "wgpu", "array_api_strict", "jax", "jupyterlite_core", "jupyterlite_pyodide_kernel", "jupyter_server", "xdist")))'
 if [[ "$(cat "$stamp" 2>/dev/null)" == "$want" ]] && "$PY" -c "$have_all" 2>/dev/null; then
   echo "up to date"
 else
@@ -139,12 +139,19 @@ stage "ruff check ."
 check "$VENV/bin/ruff" check .
 
 # ---- 4. pytest, native CPython ---------------------------------------------------------
+# Test files run in parallel processes (pytest-xdist; a file stays in one worker, in order):
+# one worker per core, at most 4 (a worker holds up to ~3.5 GB).  WEBTENSOR_TEST_WORKERS=1
+# runs them in this process.
+CORES="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
+WORKERS="${WEBTENSOR_TEST_WORKERS:-$((CORES < 4 ? CORES : 4))}"
+PARALLEL=()
+if ((WORKERS > 1)); then PARALLEL=(-n "$WORKERS" --dist loadfile); fi
 stage "pytest (CPython $("$PY" -c 'import platform; print(platform.python_version())'), NumPy installed)"
-check "$PY" -m pytest "$@"
+check "$PY" -m pytest ${PARALLEL[@]+"${PARALLEL[@]}"} "$@"
 
 # ---- 5. pytest, pure-Python CPU backend ------------------------------------------------
 stage "pytest (WEBTENSOR_CPU=python; webgpu already covered above)"
-check env WEBTENSOR_CPU=python WEBTENSOR_TEST_WEBGPU=0 "$PY" -m pytest "$@"
+check env WEBTENSOR_CPU=python WEBTENSOR_TEST_WEBGPU=0 "$PY" -m pytest ${PARALLEL[@]+"${PARALLEL[@]}"} "$@"
 
 # ---- 6. wheel --------------------------------------------------------------------------
 stage "build wheel (dist/)"

@@ -161,6 +161,12 @@ def in_new_thread(fn):
     return out[0]
 
 
+def param_id(value) -> str:
+    """A parametrized value's test id: its repr, but a bare ``object()`` (a value no API
+    accepts) without its address, so pytest-xdist's workers collect the same ids."""
+    return "object()" if type(value) is object else repr(value)
+
+
 def assert_refuses_non_dtype(fn, bad) -> None:
     """``fn(bad, int8)`` and ``fn(int8, bad)`` raise TypeError naming ``fn``, ``bad`` and what
     is expected (for the functions of two dtypes: can_cast, promote_types)."""

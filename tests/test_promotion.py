@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _oracle import assert_refuses_non_dtype, in_new_thread
+from _oracle import assert_refuses_non_dtype, in_new_thread, param_id
 from webtensor.promotion import MODES, Lattice
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "promotion"
@@ -735,7 +735,7 @@ def test_result_type_errors():
         assert type(bad).__name__ in msg and "Python scalars" in msg
 
 
-@pytest.mark.parametrize("bad", [1, 1.0, 1j, object(), "i7"], ids=repr)
+@pytest.mark.parametrize("bad", [1, 1.0, 1j, object(), "i7"], ids=param_id)
 def test_promote_types_rejects_non_dtypes(bad):
     assert_refuses_non_dtype(wt.promote_types, bad)
 

@@ -91,11 +91,6 @@ fn fsum_add_raw(acc: vec4<u32>, value: f32) -> vec4<u32> {
         a = fsum_scaled(a);  // overflow: continue at the 2^-64 scale
         x = x * SUM_DOWN;
     }
-    return fsum_step(a, x);
-}
-
-// a + x where the sum stays finite (fsum_add_raw's arithmetic after its overflow test).
-fn fsum_step(a: vec4<u32>, x: f32) -> vec4<u32> {
     let hi = bitcast<f32>(a.x);
     let s = rd_two_sum(hi, x);
     let m = rd_two_sum(bitcast<f32>(a.y), s.y);
@@ -105,20 +100,6 @@ fn fsum_step(a: vec4<u32>, x: f32) -> vec4<u32> {
     // an exact zero tail keeps s (and the sign of -0.0 + -0.0)
     let head = select(h.x, s.x, m.x == 0.0 && lo == 0.0);
     return rd_pack(head, t.x, bitcast<u32>(t.y), a.w);
-}
-
-// a + x.x + x.y + x.z + x.w in this order, the bits of four fsum_add calls.  Where no partial
-// sum can leave float32's range (an unscaled state, finite x, |hi| + 4 max|x| < 2^127: the
-// running value's heads stay below 2^127 (1 + 3 eps)) the four overflow tests are skipped:
-// one test per group instead of four branches (SwiftShader pays for every branch).
-fn fsum_add4(a: vec4<u32>, x: vec4<f32>) -> vec4<u32> {
-    let finite = is_finite_f32(x.x) && is_finite_f32(x.y) && is_finite_f32(x.z)
-                 && is_finite_f32(x.w);
-    let m = max(max(abs(x.x), abs(x.y)), max(abs(x.z), abs(x.w)));
-    if (a.w == 0u && finite && abs(bitcast<f32>(a.x)) + 4.0 * m < 0x1p127f) {
-        return fsum_step(fsum_step(fsum_step(fsum_step(a, x.x), x.y), x.z), x.w);
-    }
-    return fsum_add(fsum_add(fsum_add(fsum_add(a, x.x), x.y), x.z), x.w);
 }
 
 fn fsum_add(a: vec4<u32>, x: f32) -> vec4<u32> {

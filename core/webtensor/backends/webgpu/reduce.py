@@ -119,11 +119,8 @@ _FAMILIES: dict[str, tuple[str, str, str, str]] = {
 }
 
 # Folding one element in directly where that is much less code than lift + merge (a smaller
-# shader compiles faster on a CPU adapter), and a group of four where that saves work.
+# shader compiles faster on a CPU adapter).
 _FOLDS = {"fsum": "fsum_add(a, x)", "hsum": "fsum_add(a, x)"}
-_FOLDS4 = {"fsum": "fsum_add4(a, vec4<f32>(x0, x1, x2, x3))",
-           "hsum": "fsum_add4(a, vec4<f32>(x0, x1, x2, x3))"}
-_FOLD4 = "acc_fold(acc_fold(acc_fold(acc_fold(a, x0, k), x1, k + 1u), x2, k + 2u), x3, k + 3u)"
 
 _TYPE_EXPR: dict[str, dict[str, str]] = {
     "f32": {"bits": "bitcast<u32>(x)", "truth": "nonzero_f32(x)", "key": "f32_order_key(x)",
@@ -189,8 +186,6 @@ def _ops(fam: str, t: str) -> str:
         f"fn acc_lift(x: {wt}, k: u32) -> vec4<u32> {{\n    return {lift};\n}}",
         f"fn acc_merge(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{\n    return {merge};\n}}",
         f"fn acc_fold(a: vec4<u32>, x: {wt}, k: u32) -> vec4<u32> {{\n    return {fold};\n}}",
-        f"fn acc_fold4(a: vec4<u32>, x0: {wt}, x1: {wt}, x2: {wt}, x3: {wt}, k: u32) -> "
-        f"vec4<u32> {{\n    return {_FOLDS4.get(fam, _FOLD4)};\n}}",
         f"fn acc_out(a: vec4<u32>) -> vec2<u32> {{\n    return {out};\n}}",
     ])
 
@@ -260,14 +255,14 @@ fn reduced_offset(k: u32) -> i32 {
 # may be partial.  With vec4 loads (a unit-stride row starting on a whole vec4) a group is one
 # load; otherwise four (or a computed prologue's four elements), in the same order.
 def _group_loads(vec4: bool, elem: str) -> str:
+    ks = ("k", "k + 1u", "k + 2u", "k + 3u")
     if vec4:
         lines = ["let v = in0[(u32(base) + k) >> 2u];",
-                 f"let x = bitcast<vec4<{elem}>>(v);" if elem != "u32" else "let x = v;"]
+                 *(f"acc = acc_fold(acc, bitcast<{elem}>(v.{c}), {k});" for c, k in zip("xyzw", ks))]
     else:
-        lines = [f"let x{q} = load_element(u32(base + reduced_offset(k + {q}u)));"
-                 for q in range(4)]
-    args = "x.x, x.y, x.z, x.w" if vec4 else "x0, x1, x2, x3"
-    return "\n".join(" " * 12 + line for line in [*lines, f"acc = acc_fold4(acc, {args}, k);"])
+        lines = [f"acc = acc_fold(acc, load_element(u32(base + reduced_offset({k}))), {k});"
+                 for k in ks]
+    return "\n".join(" " * 12 + line for line in lines)
 
 
 _FOLD_ELEMENTS = """\

@@ -12,6 +12,30 @@ fn mac(a: ${T}, b: ${T}, acc: ${T}) -> ${T} {
     return ${mac};
 }
 
+// Output element t (C order over (batch, M, N)).
+fn store_output(t: u32) {
+    let M = prm(1u);
+    let N = prm(2u);
+    let K = prm(3u);
+    let j = t % N;
+    let i = (t / N) % M;
+    let bases = matmul_batch_bases(t / (M * N));
+    let a_sk = prm_i(10u);
+    let b_sk = prm_i(12u);
+    var a_at = bases.x + i32(i) * prm_i(9u);
+    var b_at = bases.y + i32(j) * prm_i(13u);
+    var acc = ${T}();
+    for (var k = 0u; k < K; k = k + 1u) {
+        acc = mac(${load_a}, ${load_b}, acc);
+        a_at += a_sk;
+        b_at += b_sk;
+    }
+    for (var k = K; k % 16u != 0u; k = k + 1u) {
+        acc = mac(${T}(), ${T}(), acc);
+    }
+    out0[t] = ${store};
+}
+
 // Each invocation computes up to kernels.ITEMS outputs, a whole grid apart: software adapters
 // pay per invocation far more than for a short loop.
 ${main}

@@ -19,11 +19,10 @@
 // NOTE: params.wgsl's `opq` xors with uniform slot 0, but lavapipe inlines uniform values into
 // shaders whose loops they bound, and then folds `opq` away and reassociates two_sum into zero
 // (seen: a triple-float scan lost its low words).  A binding's length is never inlined, and a
-// binding holds at most 2^25 words (128 MiB), so this shift is a zero the compiler cannot prove
-// (it only knows the length is below 2^30 words).  Where in0 holds vec4s (reduce.py's vec4
-// passes) the length counts vec4s, below 2^28: those kernels shift by 27 instead.
+// binding holds at most 128 MiB (2^25 words, 2^23 vec4s), so this shift is a zero the compiler
+// cannot prove (it only knows the length is below 2^30 words, 2^28 vec4s: in0 holds either).
 fn rd_opq(x: f32) -> f32 {
-    return bitcast<f32>(bitcast<u32>(x) + (arrayLength(&in0) >> 29u));
+    return bitcast<f32>(bitcast<u32>(x) + (arrayLength(&in0) >> 27u));
 }
 
 // -- error-free transformations ------------------------------------------------------------------

@@ -256,33 +256,9 @@ def _direct_mode(a, b, a_bs, b_bs, a_sm, a_sk, b_sk, b_sn, m, n, k) -> str | Non
     return None
 
 
-# scalar multiply-add for the one-element-per-invocation kernel (matmul_small.wgsl)
+# scalar multiply-add for the one-element-per-work-item kernel (matmul_small.wgsl)
 _SMALL_MAC = {"f32": "fma(a, b, acc)", "u32": "acc + a * b"}
 SMALL = 16  # outputs with fewer rows or columns, or k up to this, skip the 64x64 tiles
-
-
-# One output element of matmul_small.wgsl: t (C order over (batch, M, N)).
-_SMALL_BODY = Template("""\
-        let M = prm(1u);
-        let N = prm(2u);
-        let K = prm(3u);
-        let j = t % N;
-        let i = (t / N) % M;
-        let bases = matmul_batch_bases(t / (M * N));
-        let a_sk = prm_i(10u);
-        let b_sk = prm_i(12u);
-        var a_at = bases.x + i32(i) * prm_i(9u);
-        var b_at = bases.y + i32(j) * prm_i(13u);
-        var acc = ${T}();
-        for (var k = 0u; k < K; k = k + 1u) {
-            acc = mac(${load_a}, ${load_b}, acc);
-            a_at += a_sk;
-            b_at += b_sk;
-        }
-        for (var k = K; k % 16u != 0u; k = k + 1u) {
-            acc = mac(${T}(), ${T}(), acc);
-        }
-        out0[t] = ${store};""")
 
 
 @lru_cache(maxsize=64)
@@ -291,11 +267,11 @@ def small_kernel(dtype_name: str, slots: int, epilogue=_NO_EPILOGUE) -> Kernel:
     scalar = _CONV[t][0]
     _, n_in, n_out = epilogue
     head, uniform = header(["u32"] * (2 + n_in), ["u32"] * (1 + n_out), slots)
-    body = _SMALL_BODY.substitute(
-        T=t, load_a=scalar.format("in0[u32(a_at)]"), load_b=scalar.format("in1[u32(b_at)]"),
-        store=_store(dtype_name, t, "acc", "t", epilogue))
     text = Template(kernels.source("matmul_small")).substitute(
-        header=head, T=t, mac=_SMALL_MAC[t], main=kernels.entry_point(body, count="prm(6u)"))
+        header=head, T=t, mac=_SMALL_MAC[t], load_a=scalar.format("in0[u32(a_at)]"),
+        load_b=scalar.format("in1[u32(b_at)]"),
+        store=_store(dtype_name, t, "acc", "t", epilogue),
+        main=kernels.entry_point("        store_output(t);", count="prm(6u)"))
     return Kernel(kernels.with_libraries(_with_epilogue(text, head, epilogue)), 2 + n_in,
                   1 + n_out, uniform)
 
@@ -405,8 +381,8 @@ def matmul(backend, out, a, b, epilogue=None) -> None:
         ins += epilogue.buffers
         outs += epilogue.outputs
     if a.dtype in _TYPES and (min(m, n) < SMALL or k <= SMALL):
-        # one invocation per output element: no tile is mostly padding
-        params.words[6] = out.size  # slot 6: invocations in use (matmul.wgsl: workgroups)
+        # each output element is a work item: no tile is mostly padding
+        params.words[6] = out.size  # slot 6: work items (matmul.wgsl: workgroups in use)
         kernel = small_kernel(a.dtype.name, len(params.words), fused)
         backend.launch(kernel, ins + outs, params, kernels.map_groups(out.size))
         return

@@ -196,8 +196,6 @@ def _fields(fam: str, t: str, vec4: bool = False) -> dict[str, str]:
     if fam.startswith("h"):
         lib += "\n" + source("reduce_half")
     if vec4:  # in0 is array<vec4<u32>>: element i is lane i & 3 of vec4 i >> 2
-        # rd_opq's zero must stay unprovable for a length counted in vec4s (reduce_lib.wgsl)
-        lib = lib.replace("arrayLength(&in0) >> 29u", "arrayLength(&in0) >> 27u")
         load = s.load.format(buf="in0[i >> 2u]", idx="i & 3u")
         state = "fn load_state(s: u32) -> vec4<u32> {\n    return in0[s];\n}"
     else:

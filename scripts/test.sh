@@ -144,6 +144,8 @@ check "$VENV/bin/ruff" check .
 # runs them in this process.
 CORES="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
 WORKERS="${WEBTENSOR_TEST_WORKERS:-$((CORES < 4 ? CORES : 4))}"
+[[ "$WORKERS" =~ ^[1-9][0-9]*$ ]] ||
+  die "WEBTENSOR_TEST_WORKERS must be a positive integer (1 runs the tests serially), got '$WORKERS'"
 PARALLEL=()
 if ((WORKERS > 1)); then PARALLEL=(-n "$WORKERS" --dist loadfile); fi
 stage "pytest (CPython $("$PY" -c 'import platform; print(platform.python_version())'), NumPy installed)"

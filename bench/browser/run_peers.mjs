@@ -26,6 +26,11 @@ const { values: args } = parseArgs({
   },
 });
 
+if (!/^[1-9][0-9]*$/.test(args.rounds)) {
+  console.error(`run_peers: --rounds must be a positive integer, got ${JSON.stringify(args.rounds)}`);
+  process.exit(2);
+}
+
 const esbuild = await import(pathToFileURL(join(WEB_MODULES, "esbuild", "lib", "main.js")));
 
 const out = join(ROOT, "build", "bench-browser");

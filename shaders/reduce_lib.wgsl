@@ -105,6 +105,38 @@ fn fsum_add(a: vec4<u32>, x: f32) -> vec4<u32> {
     return fsum_add_raw(a, select(x, x * SUM_DOWN, a.w != 0u));
 }
 
+// A reduction's inner loop folds four elements with a cheaper step and renormalizes once:
+// each element's two error-free additions keep hi + mid exact and round only lo, as
+// fsum_add_raw does, but mid may grow to a few ULP of hi until fsum_norm's two exact additions
+// (hi + mid, then its error + lo) restore the triple-float.  The rounding error per element
+// stays of order 2^-70 of the largest partial sum.  There is no overflow test: once a step
+// meets inf, NaN or float32's range, hi stays inf or NaN, and the kernel folds the whole chunk
+// again with fsum_add (reduce.py's _REDO; a CPU adapter that runs every branch for every lane
+// then pays for the careful code once per chunk, not once per element).
+fn fsum_add_lazy(a: vec4<u32>, x: f32) -> vec4<u32> {
+    let s = rd_two_sum(bitcast<f32>(a.x), select(x, x * SUM_DOWN, a.w != 0u));
+    let m = rd_two_sum(bitcast<f32>(a.y), s.y);
+    return rd_pack(s.x, m.x, bitcast<u32>(bitcast<f32>(a.z) + m.y), a.w);
+}
+
+fn fsum_norm(acc: vec4<u32>) -> vec4<u32> {
+    var a = acc;
+    if (!is_finite_f32(bitcast<f32>(a.x) + bitcast<f32>(a.y))) {
+        a = fsum_scaled(a);  // hi + mid rounds beyond float32: renormalize at the 2^-64 scale
+    }
+    let hi = bitcast<f32>(a.x);
+    let mid = bitcast<f32>(a.y);
+    let lo = bitcast<f32>(a.z);
+    let h = rd_two_sum(hi, mid);
+    let t = rd_two_sum(h.y, lo);
+    // an exact zero tail keeps hi (and the sign of -0.0 + -0.0)
+    return rd_pack(select(h.x, hi, mid == 0.0 && lo == 0.0), t.x, bitcast<u32>(t.y), a.w);
+}
+
+fn fsum_fold4(a: vec4<u32>, x0: f32, x1: f32, x2: f32, x3: f32) -> vec4<u32> {
+    return fsum_norm(fsum_add_lazy(fsum_add_lazy(fsum_add_lazy(fsum_add_lazy(a, x0), x1), x2), x3));
+}
+
 fn fsum_merge(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     var acc = a;
     var other = b;

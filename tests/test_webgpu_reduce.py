@@ -199,6 +199,23 @@ def test_float_specials(row):
         check(scan_extremum, a, wt.float32, bits=True, op=op, axis=0)
 
 
+@pytest.mark.parametrize("row", SPECIAL_ROWS, ids=str)
+def test_float_special_sums_in_whole_groups(row):
+    """The same rows inside whole groups of four, where a float sum's fast group fold runs and,
+    meeting inf, NaN or float32's range, gives up and folds the chunk again one element at a
+    time: with vec4 loads, scalar loads (offset 1) and a fused prologue, with each row also
+    after a thousand ordinary values (the redo starts from the chunk's beginning).  -0.0 pads:
+    it leaves any sum as it is."""
+    ordinary = sample(wt.float32, (1000,), seed=3)
+    fused = wt.jit(lambda x: wt.sum(x * 1.0))
+    for head in ([], list(ordinary)):
+        a = np.array([-0.0] * 4 + head + row + [-0.0] * (8 - len(row) % 4), dtype=np.float32)
+        check(wt.sum, a, wt.float32)
+        check(wt.sum, a, wt.float32, view=lambda x: x[4:])
+        check(wt.sum, a, wt.float32, view=lambda x: x[1:])
+        check(fused, a, wt.float32)
+
+
 def test_signed_zero_and_nan_rules():
     """The rules themselves, checked against NumPy (not only against the CPU device)."""
     def gpu(values, fn):

@@ -121,6 +121,13 @@ _FAMILIES: dict[str, tuple[str, str, str, str]] = {
 # Folding one element in directly where that is much less code than lift + merge (a smaller
 # shader compiles faster on a CPU adapter).
 _FOLDS = {"fsum": "fsum_add(a, x)", "hsum": "fsum_add(a, x)"}
+# Folding a group of four consecutive elements (k is the first one's index in the row).
+_FOLD4_EACH = ("acc_fold(acc_fold(acc_fold(acc_fold(a, x0, k), x1, k + 1u), x2, k + 2u), "
+               "x3, k + 3u)")
+_FOLDS4 = dict.fromkeys(("fsum", "hsum"), "fsum_fold4(a, x0, x1, x2, x3)")
+# When a family's fast group fold gives up (the condition on the chunk's accumulator), the
+# chunk is folded again one element at a time (acc_fold).
+_REDO = dict.fromkeys(("fsum", "hsum"), "!is_finite_f32(bitcast<f32>(acc.x))")
 
 _TYPE_EXPR: dict[str, dict[str, str]] = {
     "f32": {"bits": "bitcast<u32>(x)", "truth": "nonzero_f32(x)", "key": "f32_order_key(x)",
@@ -186,6 +193,8 @@ def _ops(fam: str, t: str) -> str:
         f"fn acc_lift(x: {wt}, k: u32) -> vec4<u32> {{\n    return {lift};\n}}",
         f"fn acc_merge(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{\n    return {merge};\n}}",
         f"fn acc_fold(a: vec4<u32>, x: {wt}, k: u32) -> vec4<u32> {{\n    return {fold};\n}}",
+        f"fn acc_fold4(a: vec4<u32>, x0: {wt}, x1: {wt}, x2: {wt}, x3: {wt}, k: u32) -> vec4<u32> "
+        f"{{\n    return {_FOLDS4.get(fam, _FOLD4_EACH)};\n}}",
         f"fn acc_out(a: vec4<u32>) -> vec2<u32> {{\n    return {out};\n}}",
     ])
 
@@ -252,26 +261,49 @@ fn reduced_offset(k: u32) -> i32 {
 # A lane folds groups of four consecutive elements, `lanes` groups apart; the row's last group
 # may be partial.  With vec4 loads (a unit-stride row starting on a whole vec4) a group is one
 # load; otherwise four (or a computed prologue's four elements), in the same order.
-def _group_loads(vec4: bool, elem: str) -> str:
-    ks = ("k", "k + 1u", "k + 2u", "k + 3u")
+def _group_fold(vec4: bool, elem: str) -> str:
     if vec4:
-        lines = ["let v = in0[(u32(base) + k) >> 2u];",
-                 *(f"acc = acc_fold(acc, bitcast<{elem}>(v.{c}), {k});" for c, k in zip("xyzw", ks))]
+        load = ["let v = in0[(u32(base) + k) >> 2u];"]
+        xs = [f"bitcast<{elem}>(v.{c})" for c in "xyzw"]
     else:
-        lines = [f"acc = acc_fold(acc, load_element(u32(base + reduced_offset({k}))), {k});"
-                 for k in ks]
-    return "\n".join(" " * 12 + line for line in lines)
+        load = []
+        xs = [f"load_element(u32(base + reduced_offset({k})))"
+              for k in ("k", "k + 1u", "k + 2u", "k + 3u")]
+    return "\n".join(" " * 12 + line
+                     for line in [*load, f"acc = acc_fold4(acc, {', '.join(xs)}, k);"])
 
 
-_FOLD_ELEMENTS = """\
-        let base = prm_i(6u) + kept_offset(row);
-        var k = g * chunk + 4u * lane;
+_FOLD_LOOPS = """\
         for (; k + 4u <= stop; k = k + 4u * lanes) {
 ${group}
         }
         for (var q = k; q < min(stop, k + 4u); q = q + 1u) {
             acc = acc_fold(acc, load_element(u32(base + reduced_offset(q))), q);
         }"""
+
+
+# The careful redo (see _REDO) walks the same elements in the same order in one loop, element by
+# element (group starts are multiples of four): less code for the shader compiler than a copy of
+# the loops above.
+_REFOLD = """\
+        if (${redo}) {
+            acc = acc_identity();
+            for (var q = first; q < stop; q = q + select(1u, 4u * lanes - 3u, (q & 3u) == 3u)) {
+                acc = acc_fold(acc, load_element(u32(base + reduced_offset(q))), q);
+            }
+        }"""
+
+
+def _fold_elements(fam: str, vec4: bool, elem: str) -> str:
+    lines = ["        let base = prm_i(6u) + kept_offset(row);",
+             "        let first = g * chunk + 4u * lane;",
+             "        var k = first;",
+             _FOLD_LOOPS.replace("${group}", _group_fold(vec4, elem))]
+    if fam in _REDO:
+        lines.append(_REFOLD.replace("${redo}", _REDO[fam]))
+    return "\n".join(lines)
+
+
 _FOLD_STATES = """\
         for (var k = g * chunk + lane; k < stop; k = k + lanes) {
             acc = acc_merge(acc, load_state(row * len + k));
@@ -321,8 +353,7 @@ def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: in
         offsets += "\n\n" + functions
         if from_elements and "prologue_element" in functions:
             fields["load"] = "prologue_element(i)"
-    fold = (_FOLD_ELEMENTS.replace("${group}", _group_loads(vec4, fields["elem"]))
-            if from_elements else _FOLD_STATES)
+    fold = _fold_elements(fam, vec4, fields["elem"]) if from_elements else _FOLD_STATES
     return kernels.render("reduce", n_in, n_out, slots, in0="vec4<u32>" if vec4 else None,
                           fold=fold, write=write, offsets=offsets, **fields)
 
@@ -349,7 +380,7 @@ def plan(length: int, per_lane: int = PER_LANE) -> tuple[int, int, int]:
     up to whole groups of four)."""
     lanes = 1 if length <= 16 else min(WORKGROUP, 1 << (-(-length // 16) - 1).bit_length())
     chunks = -(-length // (lanes * per_lane))
-    chunk = (-(-length // chunks) + 3) & ~3  # whole groups of four (see _FOLD_ELEMENTS)
+    chunk = (-(-length // chunks) + 3) & ~3  # whole groups of four (see _FOLD_LOOPS)
     return lanes, -(-length // chunk), chunk
 
 

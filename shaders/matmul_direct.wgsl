@@ -2,8 +2,8 @@
 // A[z, i, k] * B[z, k, j], for operands laid out for vec4 loads (B: unit column stride; A: unit
 // k stride, mode "k", or unit row stride, mode "r"; every vec4 aligned; N and K multiples of 4).
 // Bindings and params: those of matmul.wgsl (out0 and the loads as vec4 words here).
-// Each 16x16 workgroup computes a 64x64 output tile, each invocation a 4x4 register tile
-// straight from the buffers: on CPU adapters (SwiftShader, lavapipe) the caches serve the
+// Each 16x16 workgroup computes a (16 * ${rows})x64 output tile, each invocation a ${rows}x4
+// register tile (matmul.DIRECT_ROWS) straight from the buffers: on CPU adapters (SwiftShader, lavapipe) the caches serve the
 // reuse that workgroup tiles would, without their barriers.  Accumulation is the same as
 // matmul.wgsl's (fma in k order), so the results are the same bits.
 // Dtypes: ${T} (f32, or u32 serving i32 and u32).
@@ -30,18 +30,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let a_sk = prm_i(10u);
     let b_sk = prm_i(12u);
     let col = tn * 64u + lid.x * 4u;
-    let row = tm * 64u + lid.y * 4u;
+    let row = tm * ${tile_rows}u + lid.y * ${rows}u;
     if (col >= N || row >= M) {
         return;
     }
     // rows past M read the last row (in bounds) and are not stored
-    let r1 = i32(min(row + 1u, M - 1u));
-    let r2 = i32(min(row + 2u, M - 1u));
-    let r3 = i32(min(row + 3u, M - 1u));
-    var acc0 = vec4<${T}>();
-    var acc1 = vec4<${T}>();
-    var acc2 = vec4<${T}>();
-    var acc3 = vec4<${T}>();
+${setup}
     var b_at = b_base + i32(col);
     for (var k = 0u; k < K; k = k + 4u) {
         let b0 = ${load_b0};

@@ -365,16 +365,22 @@ def test_small_kernel_has_the_tiled_kernels_bits(shape, dt, monkeypatch):
     ("k", (128, 96), (96, 256), False),  # row-major A: vec4 along k
     ("r", (96, 128), (96, 256), True),  # transposed A: vec4 along rows
     ("k", (70, 36), (36, 68), False),  # rows past M: clamped loads, no stores
+    ("k", (300, 36), (36, 68), False),  # several row tiles, the last one partial
+    ("r", (36, 300), (36, 68), True),
     ("k", (3, 66, 20), (20, 40), False),  # a batch against one matrix
     ("r", (2, 20, 64), (2, 20, 32), True),  # batched, transposed A
     (None, (64, 30), (30, 64), False),  # K not a multiple of 4: the tiled kernel
     (None, (64, 32), (64, 32), "b"),  # transposed B: the tiled kernel
 ])
 @pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint32])
-def test_direct_kernel_has_the_tiled_kernels_bits(case, dt, monkeypatch):
+@pytest.mark.parametrize("rows", [4, 16])
+def test_direct_kernel_has_the_tiled_kernels_bits(case, dt, rows, monkeypatch):
     """Operands laid out for vec4 loads skip the workgroup tiles (matmul_direct.wgsl); the
-    result is the tiled kernel's, bit for bit (fma in k order)."""
+    result is the tiled kernel's, bit for bit (fma in k order), whatever the height of the
+    register tile (``DIRECT_ROWS``: GPUs' and CPU adapters' choices)."""
     from webtensor.backends.webgpu import matmul as mm
+
+    monkeypatch.setattr(mm, "DIRECT_ROWS", {"software": rows, "gpu": rows})
 
     mode, sa, sb, transpose = case
     n_a, n_b = math.prod(sa), math.prod(sb)

@@ -3,9 +3,9 @@
 // k stride, mode "k", or unit row stride, mode "r"; every vec4 aligned; N and K multiples of 4).
 // Bindings and params: those of matmul.wgsl (out0 and the loads as vec4 words here).
 // Each 16x16 workgroup computes a (16 * ${rows})x64 output tile, each invocation a ${rows}x4
-// register tile (matmul.DIRECT_ROWS) straight from the buffers: on CPU adapters (SwiftShader, lavapipe) the caches serve the
-// reuse that workgroup tiles would, without their barriers.  Accumulation is the same as
-// matmul.wgsl's (fma in k order), so the results are the same bits.
+// register tile (matmul.DIRECT_ROWS) straight from the buffers: on CPU adapters (SwiftShader,
+// lavapipe) the caches serve the reuse that workgroup tiles would, without their barriers.
+// Accumulation is the same as matmul.wgsl's (fma in k order), so the results are the same bits.
 // Dtypes: ${T} (f32, or u32 serving i32 and u32).
 ${header}
 

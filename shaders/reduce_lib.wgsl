@@ -111,7 +111,7 @@ fn fsum_add(a: vec4<u32>, x: f32) -> vec4<u32> {
 // (hi + mid, then its error + lo) restore the triple-float.  The rounding error per element
 // stays of order 2^-70 of the largest partial sum.  There is no overflow test: once a step
 // meets inf, NaN or float32's range, hi stays inf or NaN, and the kernel folds the whole chunk
-// again with fsum_add (reduce.py's _REDO; a CPU adapter that runs every branch for every lane
+// again with fsum_add (reduce.py's _FOLDS4; a CPU adapter that runs every branch for every lane
 // then pays for the careful code once per chunk, not once per element).
 fn fsum_add_lazy(a: vec4<u32>, x: f32) -> vec4<u32> {
     let s = rd_two_sum(bitcast<f32>(a.x), select(x, x * SUM_DOWN, a.w != 0u));
@@ -134,7 +134,8 @@ fn fsum_norm(acc: vec4<u32>) -> vec4<u32> {
 }
 
 fn fsum_fold4(a: vec4<u32>, x0: f32, x1: f32, x2: f32, x3: f32) -> vec4<u32> {
-    return fsum_norm(fsum_add_lazy(fsum_add_lazy(fsum_add_lazy(fsum_add_lazy(a, x0), x1), x2), x3));
+    let b = fsum_add_lazy(fsum_add_lazy(fsum_add_lazy(fsum_add_lazy(a, x0), x1), x2), x3);
+    return fsum_norm(b);
 }
 
 fn fsum_merge(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {

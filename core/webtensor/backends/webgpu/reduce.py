@@ -121,13 +121,13 @@ _FAMILIES: dict[str, tuple[str, str, str, str]] = {
 # Folding one element in directly where that is much less code than lift + merge (a smaller
 # shader compiles faster on a CPU adapter).
 _FOLDS = {"fsum": "fsum_add(a, x)", "hsum": "fsum_add(a, x)"}
-# Folding a group of four consecutive elements (k is the first one's index in the row).
+# Folding a group of four consecutive elements (k is the first one's index in the row), and
+# when that fold gives up (a condition on the chunk's accumulator, "" for never): the chunk is
+# then folded again one element at a time (acc_fold).
 _FOLD4_EACH = ("acc_fold(acc_fold(acc_fold(acc_fold(a, x0, k), x1, k + 1u), x2, k + 2u), "
-               "x3, k + 3u)")
-_FOLDS4 = dict.fromkeys(("fsum", "hsum"), "fsum_fold4(a, x0, x1, x2, x3)")
-# When a family's fast group fold gives up (the condition on the chunk's accumulator), the
-# chunk is folded again one element at a time (acc_fold).
-_REDO = dict.fromkeys(("fsum", "hsum"), "!is_finite_f32(bitcast<f32>(acc.x))")
+               "x3, k + 3u)", "")
+_FOLDS4 = dict.fromkeys(("fsum", "hsum"), ("fsum_fold4(a, x0, x1, x2, x3)",
+                                           "!is_finite_f32(bitcast<f32>(acc.x))"))
 
 _TYPE_EXPR: dict[str, dict[str, str]] = {
     "f32": {"bits": "bitcast<u32>(x)", "truth": "nonzero_f32(x)", "key": "f32_order_key(x)",
@@ -194,7 +194,7 @@ def _ops(fam: str, t: str) -> str:
         f"fn acc_merge(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{\n    return {merge};\n}}",
         f"fn acc_fold(a: vec4<u32>, x: {wt}, k: u32) -> vec4<u32> {{\n    return {fold};\n}}",
         f"fn acc_fold4(a: vec4<u32>, x0: {wt}, x1: {wt}, x2: {wt}, x3: {wt}, k: u32) -> vec4<u32> "
-        f"{{\n    return {_FOLDS4.get(fam, _FOLD4_EACH)};\n}}",
+        f"{{\n    return {_FOLDS4.get(fam, _FOLD4_EACH)[0]};\n}}",
         f"fn acc_out(a: vec4<u32>) -> vec2<u32> {{\n    return {out};\n}}",
     ])
 
@@ -282,7 +282,7 @@ ${group}
         }"""
 
 
-# The careful redo (see _REDO) walks the same elements in the same order in one loop, element by
+# The careful redo (see _FOLDS4) walks the same elements in the same order in one loop, element by
 # element (group starts are multiples of four): less code for the shader compiler than a copy of
 # the loops above.
 _REFOLD = """\
@@ -299,8 +299,9 @@ def _fold_elements(fam: str, vec4: bool, elem: str) -> str:
              "        let first = g * chunk + 4u * lane;",
              "        var k = first;",
              _FOLD_LOOPS.replace("${group}", _group_fold(vec4, elem))]
-    if fam in _REDO:
-        lines.append(_REFOLD.replace("${redo}", _REDO[fam]))
+    redo = _FOLDS4.get(fam, _FOLD4_EACH)[1]
+    if redo:
+        lines.append(_REFOLD.replace("${redo}", redo))
     return "\n".join(lines)
 
 

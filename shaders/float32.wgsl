@@ -368,11 +368,18 @@ fn rem_pio2_cody_waite(ax: f32) -> vec3<f32> {
     return vec3<f32>(r.x, r.y, f32(u32(q) & 3u));
 }
 
+// Set by trig_reduce where RARE_PATHS_DEFERRED (params.wgsl): an argument needs Payne-Hanek.
+var<private> rare_args: bool;
+
 // (r_hi, r_lo, quadrant) for |x| (finite).  Selects, not branches, except around Payne-Hanek:
-// SwiftShader pays for both sides of a branch anyway, and for every branch.
+// SwiftShader pays for both sides of a branch anyway, and for every branch (hence the deferred
+// kernel pairs of kernels.py on CPU adapters).
 fn trig_reduce(ax: f32) -> vec3<f32> {
     var t = select(rem_pio2_cody_waite(ax), vec3<f32>(ax, 0.0, 0.0), ax < 0.78539816);
-    if (ax >= 400.0 && is_finite_f32(ax)) {
+    let far = ax >= 400.0 && is_finite_f32(ax);
+    if (RARE_PATHS_DEFERRED) {
+        rare_args = rare_args || far;
+    } else if (far) {
         t = rem_pio2(ax);
     }
     return t;

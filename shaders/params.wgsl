@@ -12,6 +12,12 @@ fn prm_i(i: u32) -> i32 {
     return bitcast<i32>(prm(i));
 }
 
+// True in the first kernel of a deferred pair (kernels.py, "rare paths"): library functions
+// with a costly path that almost no argument takes (trig_reduce's Payne-Hanek) set `rare_args`
+// instead of running it, and the second kernel recomputes the flagged invocations in full.
+// A constant, so the compiler drops the untaken side.
+const RARE_PATHS_DEFERRED: bool = false;
+
 // An identity the shader compiler cannot see through (slot 0 is always 0).  It keeps fast-math
 // rewrites such as (a + b) - a -> b away from code that recovers rounding errors.
 fn opq(x: f32) -> f32 {

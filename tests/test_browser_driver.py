@@ -29,7 +29,7 @@ import webtensor as wt
 from _oracle import DEVICES
 from webtensor import device as _device
 from webtensor.backends.webgpu import browser
-from webtensor.backends.webgpu.driver import SPEC_LIMITS, UNIFORM_ALIGN, Pipeline
+from webtensor.backends.webgpu.driver import SPEC_LIMITS, UNIFORM_ALIGN, Indirect, Pipeline
 
 # The module (the package re-exports its probe() function under the same name).
 probe_module = importlib.import_module("webtensor.backends.webgpu.probe")
@@ -185,6 +185,14 @@ def test_recording_keeps_program_order_in_one_call_per_flush():
     stats = driver.stats()
     assert (stats["dispatches"], stats["writes"], stats["flushes"]) == (2, 2, 2)
     assert (stats["buffers_created"], stats["buffers_destroyed"]) == (2, 1)
+
+
+def test_indirect_dispatches_name_their_counts_buffer():
+    driver, model = make_driver()
+    a, counts = driver.create_buffer(8), driver.create_buffer(16)
+    driver.dispatch(PIPELINE, [counts, a], bytes(16), Indirect(counts, 4))
+    driver.flush()
+    assert model.dispatches == [(7, bytes(16), (browser.INDIRECT_GRID, counts, 4), (counts, a))]
 
 
 def test_big_writes_go_direct_after_a_flush():

@@ -16,8 +16,9 @@ import pytest
 import webtensor as wt
 from webtensor import dtypes as _d
 from webtensor import ops
-from webtensor.backends.webgpu.backend import FAMILIES, WebGPUBackend
-from webtensor.backends.webgpu.kernels import STORAGE_OF
+from webtensor.backends.webgpu.backend import DEFER_MIN_GROUPS, FAMILIES, WebGPUBackend
+from webtensor.backends.webgpu.driver import Indirect
+from webtensor.backends.webgpu.kernels import RARE_PATHS, REDO_HEADER, STORAGE_OF, reaches
 from webtensor.backends.webgpu.recording import BindingError, RecordingDriver
 from webtensor.device import Device
 
@@ -275,3 +276,56 @@ def test_the_driver_refuses_what_webgpu_refuses():
         driver.dispatch(pipeline, [a, a], bytes(256), 1)
     with pytest.raises(BindingError, match="uniform bytes"):
         driver.dispatch(pipeline, [a, driver.create_buffer(16)], bytes(128), 1)
+    counts = driver.create_buffer(16)
+    with pytest.raises(BindingError, match="a buffer it writes"):
+        driver.dispatch(pipeline, [a, counts], bytes(256), Indirect(counts))
+    with pytest.raises(BindingError, match="do not fit"):
+        driver.dispatch(pipeline, [a, driver.create_buffer(16)], bytes(256), Indirect(counts, 8))
+    driver.dispatch(pipeline, [counts, a], bytes(256), Indirect(counts, 4))  # read-only: fine
+
+
+def _rec_on(adapter_type: str):
+    """``rec`` on an adapter of ``adapter_type`` ("CPU": a software one)."""
+    driver = RecordingDriver()
+    driver.adapter_info = {**driver.adapter_info, "adapter_type": adapter_type}
+    backend = WebGPUBackend(driver)
+    return Device(f"webgpu-recording-{adapter_type}", lambda: backend), backend, driver
+
+
+@pytest.mark.parametrize("software", [True, False])
+@pytest.mark.parametrize("form", ["eager", "jit"])
+def test_rare_paths_run_as_a_deferred_pair_on_cpu_adapters(software, form):
+    dev, backend, driver = _rec_on("CPU" if software else "DiscreteGPU")
+    n = DEFER_MIN_GROUPS * 1024  # the smallest launch that takes the pair
+    x = _tensor(dev, _d.float32, (n,))
+    fn = (lambda a: wt.cos(a * 2.0) + 1.0) if form == "jit" else wt.sin
+    run = wt.jit(fn) if form == "jit" else fn
+    run(x)  # (jit: the first call traces)
+    driver.launches.clear()
+    run(x)
+    if not software:
+        assert len(driver.launches) == 1 and "defer_invocation" not in driver.launches[0].wgsl
+        return
+    reset, flagging, redo = driver.launches
+    scratch = flagging.outputs[-1]
+    # the redo buffer's header is reset, the flagging kernel lists into it, the redo kernel
+    # runs the listed invocations with the counts the flagging kernel left there
+    assert reset.outputs == (scratch,) and reset.workgroups == 1
+    assert "const RARE_PATHS_DEFERRED: bool = true;" in flagging.wgsl
+    assert "defer_invocation(t)" in flagging.wgsl and flagging.workgroups == DEFER_MIN_GROUPS
+    assert "const RARE_PATHS_DEFERRED: bool = false;" in redo.wgsl
+    assert redo.workgroups == Indirect(scratch, 0)
+    assert scratch in redo.inputs and redo.outputs == flagging.outputs[:-1]
+    assert len(driver.memory[scratch]) >= 4 * (REDO_HEADER + n // 4)
+    # smaller launches, and code without a rare path, stay one kernel
+    driver.launches.clear()
+    run(_tensor(dev, _d.float32, (n - 1024,)))
+    wt.exp(x)
+    assert len(driver.launches) == 2
+
+
+def test_reaching_a_rare_path_is_decided_through_the_library():
+    assert reaches("sin_f32(a)", RARE_PATHS) and reaches("tan_f32(a) + 1.0", RARE_PATHS)
+    assert reaches("sin_c64(a)", RARE_PATHS)  # complex sin calls the float32 one
+    assert not reaches("exp_f32(a) * sqrt_f32(b)", RARE_PATHS)
+    assert not reaches("asin_f32(a)", RARE_PATHS)

@@ -50,3 +50,56 @@ def test_hardest_arguments_within_the_bound(name):
            if ulps_apart32(g, _f32(exact(x))) > ULP_BOUND]
     assert not bad, f"{name}: {len(bad)} of {len(xs)} beyond {ULP_BOUND} ULP, e.g. " + \
         ", ".join(f"{name}({x!r}) = {g!r}, exact {w!r}" for x, g, w in bad[:4])
+
+
+_N = 3 * 1024 + 12  # three whole workgroups of a vec4 kernel and a part of a fourth
+
+
+def _with_far_arguments(where: str) -> list[float]:
+    """Arguments below 400 (Cody-Waite), with Payne-Hanek ones (and inf, NaN) ``where``."""
+    xs = [_f32((k % 797) * 0.4917 - 190.0) for k in range(_N)]
+    far = {"none": [], "all": range(_N), "one": [1030], "last": [_N - 1],
+           "scattered": range(5, _N, 613)}[where]
+    for k in far:
+        xs[k] = _f32(401.0 + 1.0e6 * k) if k % 3 else _f32(3.0e38 / (k + 1))
+    if where == "scattered":
+        xs[6], xs[7], xs[_N - 2] = math.inf, math.nan, -math.inf
+    return xs
+
+
+_PROGRAMS = {
+    "sin": wt.sin,
+    "tan (jit, fused)": wt.jit(lambda a: wt.tan(a) * 0.5 + 1.0),
+    "cos and sin of two inputs (jit)": wt.jit(lambda a, b: wt.cos(a * 3.0) - wt.sin(b)),
+}
+
+
+@pytest.mark.parametrize("where", ["none", "all", "one", "last", "scattered"])
+@pytest.mark.parametrize("program", list(_PROGRAMS))
+def test_deferred_pair_gives_the_single_kernels_bits(monkeypatch, program, where):
+    """The deferred pair (flag far arguments, then recompute their invocations) that CPU
+    adapters run for big launches: bit for bit what the single kernel computes, wherever the
+    far arguments are.  Forced here on any adapter and for a small launch."""
+    import webtensor.backends.webgpu.backend as webgpu_backend
+
+    xs = _with_far_arguments(where)
+    args = [wt.asarray(xs, dtype=wt.float32, device=GPU)]
+    fn = _PROGRAMS[program]
+    if "two inputs" in program:
+        args.append(wt.asarray(xs[::-1], dtype=wt.float32, device=GPU))
+    fn(*args)  # (jit: trace first)
+    monkeypatch.setattr(webgpu_backend, "DEFER_MIN_GROUPS", 10 ** 9)
+    before = B.driver.stats()["dispatches"]
+    single = fn(*args).tolist()
+    kernels = B.driver.stats()["dispatches"] - before
+    monkeypatch.setattr(webgpu_backend, "DEFER_MIN_GROUPS", 1)
+    monkeypatch.setattr(B, "software", True)
+    before = B.driver.stats()["dispatches"]
+    paired = fn(*args).tolist()
+    # every kernel of these programs reaches sin/cos/tan: each is reset, flag, redo
+    assert B.driver.stats()["dispatches"] - before == 3 * kernels
+    assert [_bits(v) for v in paired] == [_bits(v) for v in single]
+    if program == "sin":  # and the far ones are right, not just equal
+        bad = [(x, g) for x, g in zip(xs, paired) if math.isfinite(x)
+               and ulps_apart32(g, _f32(math.sin(x))) > ULP_BOUND]
+        assert not bad, bad[:4]

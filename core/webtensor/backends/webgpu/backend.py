@@ -35,9 +35,14 @@ from ...tensor import Tensor
 from ..base import Backend, float64_is_internal
 from . import elementwise, gather, kernels, matmul, reduce, rng, sort, summary, window
 from .allocator import Allocator, GPUBuffer, bucket
+from .driver import Indirect
 from .kernels import STORAGE_OF
 
 NATIVE = STORAGE_OF  # the dtypes the kernels compute with (float64/complex128: the CPU)
+# Launches of at least this many workgroups (of 1,024 elements for vec4 kernels) run a kernel's
+# deferred pair on CPU adapters: below it, the pair's two extra dispatches cost more than the
+# rare path they skip.  GPUs branch for real and never need the pair.
+DEFER_MIN_GROUPS = 64
 _WIDE_FLOATS = (_d.float64, _d.complex128)
 
 # The kernel families: each runs its primitives natively where it can (``run`` returns False
@@ -201,7 +206,15 @@ class WebGPUBackend(Backend):
     def launch(self, kernel, buffers, params, groups: int) -> None:
         """Record one dispatch of ``groups`` workgroups of ``kernel`` over ``buffers`` (inputs,
         then outputs); ``params``: a ``Params`` or its packed bytes.  Every kernel of every
-        family goes through here, so through one pipeline cache."""
+        family goes through here, so through one pipeline cache.  On CPU adapters a big
+        launch of a kernel with a deferred pair runs the pair instead (``kernels.RARE_PATHS``)."""
+        uniforms = params if isinstance(params, bytes) else params.pack(kernel)
+        if kernel.deferred is not None and self.software and groups >= DEFER_MIN_GROUPS:
+            self._launch_deferred(kernel, buffers, uniforms, groups)
+        else:
+            self._dispatch(kernel, [b.handle for b in buffers], uniforms, groups)
+
+    def _dispatch(self, kernel, handles, uniforms: bytes, groups) -> None:
         pipeline = self._pipelines.get(kernel)
         if pipeline is None:
             pipeline = self.driver.create_pipeline(kernel.wgsl, kernel.entry, kernel.n_in,
@@ -209,8 +222,22 @@ class WebGPUBackend(Backend):
             self._pipelines[kernel] = pipeline
         if self.memory.garbage:
             self.memory.collect()
-        uniforms = params if isinstance(params, bytes) else params.pack(kernel)
-        self.driver.dispatch(pipeline, [b.handle for b in buffers], uniforms, groups)
+        self.driver.dispatch(pipeline, handles, uniforms, groups)
+
+    def _launch_deferred(self, kernel, buffers, uniforms: bytes, groups: int) -> None:
+        """The kernel's deferred pair: a redo buffer (header, then room to list every
+        invocation) reset, the flagging kernel, then the redo kernel for the listed ones."""
+        flagging, redo = kernel.deferred
+        invocations = groups * kernels.VEC4_WORKGROUP
+        scratch = self.memory.allocate(4 * (kernels.REDO_HEADER + invocations))
+        init = kernels.Params(kernels.REDO_HEADER, kernels.REDO_HEADER)
+        init.add(*kernels.REDO_HEADER_INIT)
+        header = kernels.fill_kernel(kernels.REDO_HEADER)
+        self._dispatch(header, [scratch.handle], init.pack(header), 1)
+        handles = [b.handle for b in buffers]
+        self._dispatch(flagging, [*handles, scratch.handle], uniforms, groups)
+        ins, outs = handles[:kernel.n_in], handles[kernel.n_in:]
+        self._dispatch(redo, [*ins, scratch.handle, *outs], uniforms, Indirect(scratch.handle))
 
     def launch_threads(self, kernel, buffers, params, threads: int) -> None:
         """``launch`` with one invocation per thread (kernels of ``kernels.WORKGROUP``)."""

@@ -27,7 +27,15 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .driver import SPEC_LIMITS, UNIFORM_ALIGN, WANTED_FEATURES, Driver, Pipeline, fold_grid
+from .driver import (
+    SPEC_LIMITS,
+    UNIFORM_ALIGN,
+    WANTED_FEATURES,
+    Driver,
+    Indirect,
+    Pipeline,
+    fold_grid,
+)
 
 EXECUTOR_MODULE = "webtensor_gpu_executor"  # a page's own executor, when it registers one
 EXECUTOR_SOURCE = "gpu_executor.mjs"  # the executor shipped in this package
@@ -35,7 +43,9 @@ EXECUTOR_SOURCE = "gpu_executor.mjs"  # the executor shipped in this package
 # Command words (gpu_executor.mjs decodes them; keep both in sync):
 #   CREATE id size usage | DESTROY id | WRITE id offset upload_offset size
 #   DISPATCH pipeline uniform_offset x y z n_buffers buffer_ids...
+#     (x = INDIRECT_GRID: the counts are in buffer y at byte offset z, read when it runs)
 OP_CREATE, OP_DESTROY, OP_WRITE, OP_DISPATCH = 1, 2, 3, 4
+INDIRECT_GRID = 0xFFFFFFFF
 USAGE_CODES = {"storage": 0, "uniform": 1}
 
 # The uniform arena of one batch: max_batch dispatches at 256-byte aligned offsets.
@@ -460,7 +470,7 @@ class BrowserDriver(Driver):
         return found
 
     def dispatch(self, pipeline: Pipeline, buffers: Sequence, uniforms: bytes,
-                 workgroups: int) -> None:
+                 workgroups: int | Indirect) -> None:
         if len(buffers) != pipeline.n_in + pipeline.n_out:
             raise ValueError(f"dispatch: {len(buffers)} buffers for a kernel with "
                              f"{pipeline.n_in} inputs and {pipeline.n_out} outputs")
@@ -470,7 +480,10 @@ class BrowserDriver(Driver):
                              f"{pipeline.uniform_size}")
         if self._batch.uniform_offset() + size > ARENA_BYTES:
             self.flush()
-        grid = fold_grid(workgroups, self.limits["max-compute-workgroups-per-dimension"])
+        if type(workgroups) is Indirect:
+            grid = (INDIRECT_GRID, workgroups.buffer, workgroups.offset)
+        else:
+            grid = fold_grid(workgroups, self.limits["max-compute-workgroups-per-dimension"])
         self._batch.dispatch(pipeline.handle, buffers, uniforms, grid)
         self._stats["dispatches"] += 1
         if self._batch.dispatches >= self.max_batch:

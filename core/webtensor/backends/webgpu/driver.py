@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import NamedTuple
 
 # The WebGPU specification's default limits; drivers request exactly these (never the adapter's
 # maxima, which wgpu-py would grant natively and a browser would not).
@@ -67,6 +68,15 @@ def fold_grid(groups: int, max_dim: int = 65535) -> tuple[int, int, int]:
     return x, y, z
 
 
+class Indirect(NamedTuple):
+    """Workgroup counts that the GPU reads when the dispatch runs: three u32 (x, y, z) at byte
+    ``offset`` of ``buffer`` (a storage buffer an earlier kernel wrote; it may also be bound,
+    read-only, to the dispatch itself)."""
+
+    buffer: object
+    offset: int = 0
+
+
 class Pipeline:
     """A compiled kernel plus its binding signature (drivers subclass or wrap it)."""
 
@@ -96,7 +106,8 @@ class Driver(ABC):
     @abstractmethod
     def create_buffer(self, size: int, usage: str = "storage"):
         """A new zero-filled buffer of ``size`` bytes (a multiple of 4).  ``usage`` is
-        ``"storage"`` (kernel binding, copy source and destination) or ``"uniform"``."""
+        ``"storage"`` (kernel binding, indirect dispatch counts, copy source and destination)
+        or ``"uniform"``."""
 
     @abstractmethod
     def destroy_buffer(self, buf) -> None:
@@ -124,8 +135,9 @@ class Driver(ABC):
 
     @abstractmethod
     def dispatch(self, pipeline: Pipeline, buffers: Sequence, uniforms: bytes,
-                 workgroups: int) -> None:
-        """Record one dispatch of ``workgroups`` workgroups (folded into 2-D/3-D as needed).
+                 workgroups: int | Indirect) -> None:
+        """Record one dispatch of ``workgroups`` workgroups (folded into 2-D/3-D as needed), or
+        of the counts an ``Indirect`` names.
 
         ``buffers`` are the inputs then the outputs; ``uniforms`` has ``pipeline.uniform_size``
         bytes.

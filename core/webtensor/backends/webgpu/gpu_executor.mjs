@@ -19,6 +19,8 @@
 
 export const OP = { CREATE: 1, DESTROY: 2, WRITE: 3, DISPATCH: 4 };
 const USAGE_UNIFORM = 1;
+// A dispatch's x count saying the counts are in a buffer (browser.py's INDIRECT_GRID).
+const INDIRECT_GRID = 0xffffffff;
 
 /** Open a device with exactly the requested limits (clamped to the adapter's) and features. */
 export async function openDevice(wantedLimits, wantedFeatures, arenaSize) {
@@ -244,7 +246,11 @@ export class GpuExecutor {
         pass.setPipeline(record.pipeline);
         this.offsets[0] = uniformOffset - segmentStart;
         pass.setBindGroup(0, this._bindGroup(record, ids), this.offsets, 0, 1);
-        pass.dispatchWorkgroups(cmds[i + 3], cmds[i + 4], cmds[i + 5]);
+        if (cmds[i + 3] === INDIRECT_GRID) {
+          pass.dispatchWorkgroupsIndirect(this.buffers.get(cmds[i + 4]), cmds[i + 5]);
+        } else {
+          pass.dispatchWorkgroups(cmds[i + 3], cmds[i + 4], cmds[i + 5]);
+        }
         for (const id of ids) used.add(id);
         i += 7 + nBuffers;
       } else if (op === OP.WRITE) {
@@ -256,7 +262,8 @@ export class GpuExecutor {
         const usage =
           cmds[i + 3] === USAGE_UNIFORM
             ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST
-            : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+            : GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC |
+              GPUBufferUsage.COPY_DST;
         this.buffers.set(cmds[i + 1], device.createBuffer({ size: cmds[i + 2], usage }));
         i += 4;
       } else if (op === OP.DESTROY) {

@@ -60,6 +60,59 @@ def with_libraries(text: str) -> str:
     return "\n".join([text] + [source(lib) for lib in _LIBRARIES if lib in used])
 
 
+@cache
+def _library_calls() -> dict[str, frozenset[str]]:
+    """Each library function's callees (its text up to the next top-level ``fn``)."""
+    graph = {}
+    for lib in _LIBRARIES:
+        for m in re.finditer(r"^fn\s+(\w+)(.*?)(?=^fn\s|\Z)", source(lib), re.S | re.M):
+            graph[m.group(1)] = frozenset(_calls(m.group(2)))
+    return graph
+
+
+def reaches(text: str, targets) -> bool:
+    """Whether code ``text`` calls one of the library functions ``targets``, directly or
+    through other library functions."""
+    graph = _library_calls()
+    pending, seen = list(_calls(text)), set()
+    while pending:
+        name = pending.pop()
+        if name in targets:
+            return True
+        if name not in seen and name in graph:
+            seen.add(name)
+            pending.extend(graph[name])
+    return False
+
+
+# -- rare paths, deferred -------------------------------------------------------------------------
+# CPU adapters run every side of every branch for every group of lanes (SwiftShader emits no
+# real branches), so a costly path that almost no argument takes costs its full price on every
+# element: Payne-Hanek reduction of |x| >= 400 in sin/cos/tan was 28 of a jitted exact chain's
+# 76 ms on 1M elements in Chromium.  Kernels whose code reaches such a path come in a deferred
+# pair too: the first, compiled with RARE_PATHS_DEFERRED (params.wgsl), drops the path, marks
+# the invocations whose arguments need it and lists them in a redo buffer; the second,
+# dispatched indirectly for just the listed invocations (zero workgroups when none), recomputes
+# them in full.  Backends launch the pair on CPU adapters, for big launches (``launch``).
+RARE_PATHS = frozenset({"trig_reduce"})
+# The redo buffer: the redo kernel's indirect dispatch (x, y, z), the count, then the list.
+REDO_HEADER = 4
+REDO_HEADER_INIT = (0, 1, 1, 0)
+REDO_GROUP = 256  # the redo kernel's workgroup size
+_DEFERRED_OFF = "const RARE_PATHS_DEFERRED: bool = false;"
+_DEFERRED_ON = "const RARE_PATHS_DEFERRED: bool = true;"
+_DEFER_INVOCATION = f"""
+// Lists invocation t for the redo kernel, which runs one workgroup per {REDO_GROUP} entries.
+fn defer_invocation(t: u32) {{
+    let slot = atomicAdd(&redo[3], 1u);
+    atomicStore(&redo[{REDO_HEADER}u + slot], t);
+    if (slot % {REDO_GROUP}u == 0u) {{
+        atomicAdd(&redo[0], 1u);
+    }}
+}}
+"""
+
+
 @dataclass(frozen=True)
 class Storage:
     """How elements of one kind sit in ``array<u32>``: WGSL value type, elements per word, load
@@ -144,7 +197,8 @@ class Kernel:
     n_out: int
     uniform_size: int  # bytes
     entry: str = "main"
-
+    #: (flagging kernel, redo kernel) where the code reaches a rare path (see ``RARE_PATHS``)
+    deferred: tuple[Kernel, Kernel] | None = None
 
 
 def uniform_vec4s(slots: int) -> int:
@@ -153,17 +207,29 @@ def uniform_vec4s(slots: int) -> int:
 
 
 def header(n_in: int, n_out: int, vec4s: int, element: str = "u32",
-           in0: str | None = None) -> str:
+           in0: str | None = None, role: str = "plain") -> str:
     """The bindings (storage buffers as ``array<element>``, ``in0`` as ``array<in0>`` if given)
-    and params.wgsl."""
+    and params.wgsl.  ``role``: ``"plain"``, or the flagging (``"defer"``: the redo buffer
+    after the outputs) or redo (``"redo"``: its list after the inputs) kernel of a deferred
+    pair (``RARE_PATHS``)."""
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;"]
     for i in range(n_in):
         kind = in0 if i == 0 and in0 else element
         lines.append(f"@group(0) @binding({i + 1}) var<storage, read> in{i}: array<{kind}>;")
+    first_out = n_in + 1
+    if role == "redo":
+        lines.append(f"@group(0) @binding({first_out}) var<storage, read> redo_list: array<u32>;")
+        first_out += 1
     for i in range(n_out):
-        lines.append(f"@group(0) @binding({n_in + i + 1}) var<storage, read_write> out{i}: "
+        lines.append(f"@group(0) @binding({first_out + i}) var<storage, read_write> out{i}: "
                      f"array<{element}>;")
-    return "\n".join(lines) + "\n\n" + source("params")
+    params = source("params")
+    if role == "defer":
+        lines.append(f"@group(0) @binding({first_out + n_out}) var<storage, read_write> redo: "
+                     f"array<atomic<u32>>;")
+        assert _DEFERRED_OFF in params
+        params = params.replace(_DEFERRED_OFF, _DEFERRED_ON) + _DEFER_INVOCATION
+    return "\n".join(lines) + "\n\n" + params
 
 
 def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKGROUP,
@@ -326,11 +392,27 @@ def vec4_store(storage: str, buf: str, lanes) -> str:
 @lru_cache(maxsize=1024)
 def vec4_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int) -> Kernel:
     """A kernel of one invocation per four output elements (``t``; ``i = 4 t``): ``body``
-    loads with ``vec4_load`` and stores with ``vec4_store``; ``vec4_groups`` workgroups."""
+    loads with ``vec4_load`` and stores with ``vec4_store``; ``vec4_groups`` workgroups.
+    Code that reaches a rare path also gets its deferred pair (``RARE_PATHS``)."""
     vec4s = uniform_vec4s(slots)
-    text = "\n".join([header(n_in, n_out, vec4s, "vec4<u32>"), "", functions, "",
-                      entry_point("    let i = t * 4u;\n" + body, items=1, wg=VEC4_WORKGROUP)])
-    return Kernel(with_libraries(text), n_in, n_out, vec4s * 16)
+    size = vec4s * 16
+
+    def text(role: str, entry: str, **where) -> str:
+        return with_libraries("\n".join([header(n_in, n_out, vec4s, "vec4<u32>", role=role),
+                                          "", functions, "", entry_point(entry, items=1,
+                                                                         **where)]))
+
+    start = "    let i = t * 4u;\n"
+    deferred = None
+    if reaches(functions + body, RARE_PATHS):
+        flag = "\n    if (rare_args) {\n        defer_invocation(t);\n    }"
+        redo = f"    let t = redo_list[{REDO_HEADER}u + slot];\n"
+        deferred = (Kernel(text("defer", start + body + flag, wg=VEC4_WORKGROUP), n_in,
+                           n_out + 1, size),
+                    Kernel(text("redo", redo + start + body, index="slot", wg=REDO_GROUP,
+                                count="redo_list[3]"), n_in + 1, n_out, size))
+    return Kernel(text("plain", start + body, wg=VEC4_WORKGROUP), n_in, n_out, size,
+                  deferred=deferred)
 
 
 def vec4_groups(threads: int) -> int:

@@ -8,7 +8,15 @@ import tempfile
 from collections.abc import Sequence
 from contextlib import contextmanager
 
-from .driver import SPEC_LIMITS, UNIFORM_ALIGN, WANTED_FEATURES, Driver, Pipeline, fold_grid
+from .driver import (
+    SPEC_LIMITS,
+    UNIFORM_ALIGN,
+    WANTED_FEATURES,
+    Driver,
+    Indirect,
+    Pipeline,
+    fold_grid,
+)
 
 _BG_CACHE_MAX = 4096
 _lib = _ffi = None  # wgpu-native's C functions (cffi), bound when the first driver starts
@@ -108,7 +116,7 @@ class NativeDriver(Driver):
         self._sync_buffer = None
         self.max_batch = max_batch
         usage = wgpu.BufferUsage
-        self._storage_usage = usage.STORAGE | usage.COPY_SRC | usage.COPY_DST
+        self._storage_usage = usage.STORAGE | usage.INDIRECT | usage.COPY_SRC | usage.COPY_DST
         self._uniform_usage = usage.UNIFORM | usage.COPY_DST
         self._arena_size = max_batch * UNIFORM_ALIGN
         self._arena = self.device.create_buffer(size=self._arena_size,
@@ -273,7 +281,10 @@ class NativeDriver(Driver):
         self._c_offset[0] = offset
         _lib.wgpuComputePassEncoderSetBindGroup(cpass, 0, found[1], 1, self._c_offset)
         max_dim = self.limits["max-compute-workgroups-per-dimension"]
-        if 0 < workgroups <= max_dim:
+        if type(workgroups) is Indirect:
+            _lib.wgpuComputePassEncoderDispatchWorkgroupsIndirect(
+                cpass, workgroups.buffer._internal, workgroups.offset)
+        elif 0 < workgroups <= max_dim:
             _lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, workgroups, 1, 1)
         else:
             _lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, *fold_grid(workgroups, max_dim))

@@ -5,14 +5,15 @@ pipeline caching, CPU routing and the binding rules can be tested on every machi
 host memory (writes and reads round-trip; kernels do not change them), and each launch is
 checked against the rules every real driver relies on: the binding signature matches the
 kernel's, at most 8 storage buffers, no buffer bound both as an input and an output, uniforms
-of the kernel's size, a grid that folds into the device's limits.
+of the kernel's size, a grid that folds into the device's limits (or indirect counts in a live
+buffer the dispatch does not write).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .driver import SPEC_LIMITS, Driver, Pipeline, fold_grid
+from .driver import SPEC_LIMITS, Driver, Indirect, Pipeline, fold_grid
 
 
 class BindingError(AssertionError):
@@ -26,7 +27,7 @@ class Launch:
     inputs: tuple  # buffer handles, in binding order
     outputs: tuple
     uniforms: bytes
-    workgroups: int
+    workgroups: int | Indirect
 
 
 class RecordingDriver(Driver):
@@ -90,9 +91,19 @@ class RecordingDriver(Driver):
         if len(uniforms) != pipeline.uniform_size:
             raise BindingError(f"{len(uniforms)} uniform bytes for a kernel of "
                                f"{pipeline.uniform_size}")
-        if workgroups < 1:
-            raise BindingError(f"a launch of {workgroups} workgroups")
-        fold_grid(workgroups, self.limits["max-compute-workgroups-per-dimension"])
+        if type(workgroups) is Indirect:
+            if workgroups.buffer not in self.memory:
+                raise BindingError("an indirect dispatch's counts are in no live buffer")
+            if workgroups.buffer in outputs:
+                raise BindingError("an indirect dispatch's counts are in a buffer it writes")
+            if workgroups.offset % 4 or workgroups.offset + 12 > len(
+                    self.memory[workgroups.buffer]):
+                raise BindingError(f"indirect counts at byte {workgroups.offset} do not fit "
+                                   f"their buffer")
+        else:
+            if workgroups < 1:
+                raise BindingError(f"a launch of {workgroups} workgroups")
+            fold_grid(workgroups, self.limits["max-compute-workgroups-per-dimension"])
         wgsl, entry = pipeline.handle
         self.launches.append(Launch(wgsl, entry, inputs, outputs, bytes(uniforms), workgroups))
 

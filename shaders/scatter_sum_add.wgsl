@@ -11,7 +11,9 @@
 // the number of updates, never does).
 // The window and carry atomics run for every term without a branch (a branch some lane of a
 // SIMD group takes costs CPU adapters as much as the atomic; wraps are frequent); zeros, NaN
-// and infinities, which are rare, take one.
+// and infinities, which are rare, take one (`sum_mark`; the vector pass runs it in a second
+// walk over an invocation's updates, only where one of them needs it: CPU adapters run a
+// branch's atomic for every lane that does not take it too).
 // Accumulator slot (SUM_SLOT words, zero-filled): [0, 32) the positive terms' windows,
 // [32, 64) their carry counts, [64, 128) the same for the negative terms, then SUM_SPECIAL +
 // [0] zeros (atomicMax: 1 a -0.0 term, 2 a +0.0 term), [1], [2], [3] the bitwise complement
@@ -26,6 +28,12 @@ const SUM_SPECIAL: u32 = 128u;
 // Add the float32 term with bits `b` at update position `pos` (>= 1) into slot `slot`.
 fn sum_add(slot: u32, b: u32, pos: u32) {
     let base = slot * SUM_SLOT;
+    sum_add_windows(base, b);
+    sum_mark(base, b, pos);
+}
+
+// The window and carry atomics of a term (nothing for zeros, NaN and infinities).
+fn sum_add_windows(base: u32, b: u32) {
     let e = (b >> 23u) & 0xffu;
     let negative = b >= 0x80000000u;
     let finite = e != 255u;
@@ -35,10 +43,20 @@ fn sum_add(slot: u32, b: u32, pos: u32) {
     let w = base + select(0u, 2u * SUM_WINDOWS, negative) + (s >> 3u);
     let old = atomicAdd(&out0[w], v);
     atomicAdd(&out0[w + SUM_WINDOWS], select(0u, 1u, old > ~v));
-    // zeros mark the slot; NaN and infinities keep their first position (rare: a branch no
-    // lane takes is skipped)
+}
+
+// A zero, NaN or infinity: the terms `sum_mark` records.
+fn sum_special(b: u32) -> bool {
     let mag = b & 0x7fffffffu;
-    if (!finite || mag == 0u) {
+    return mag == 0u || mag >= 0x7f800000u;
+}
+
+// Zeros mark the slot; NaN and infinities keep their first position.
+fn sum_mark(base: u32, b: u32, pos: u32) {
+    if (sum_special(b)) {
+        let mag = b & 0x7fffffffu;
+        let negative = b >= 0x80000000u;
+        let finite = mag < 0x7f800000u;
         let k = select(0u, select(select(2u, 3u, negative), 1u, mag > 0x7f800000u), !finite);
         let key = select(select(2u, 1u, negative), ~pos, !finite);
         atomicMax(&out0[base + SUM_SPECIAL + k], key);

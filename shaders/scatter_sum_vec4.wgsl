@@ -13,15 +13,20 @@
 // flag word's index in out0.
 ${header}
 
-// Update position `pos`'s term `u` into the slot of the target at axis coordinate `v` (low
-// word; `high`: an int64's high word), negative coordinates counting from the end (clamped, as
-// scatter.wgsl); 1 when the index is outside [0, axis size), else 0.
-fn add_lane(v: u32, high: u32, u: u32, pos: u32) -> u32 {
+// The accumulator base of the target at axis coordinate `v` (negative coordinates counting
+// from the end, clamped as scatter.wgsl).
+fn lane_base(v: u32) -> u32 {
     let size = prm(6u);
     let c = bitcast<i32>(v);
     let w = select(c, c + i32(size), c < 0);
-    sum_add(u32(clamp(w, 0, i32(size) - 1)) * prm(7u), u, pos);
-    return select(0u, 1u, v >= size || high != 0u);
+    return u32(clamp(w, 0, i32(size) - 1)) * prm(7u) * SUM_SLOT;
+}
+
+// Add term `u` into the windows of the target at coordinate `v` (low word; `high`: an int64's
+// high word); 1 when the index is outside [0, axis size), else 0.
+fn add_lane(v: u32, high: u32, u: u32) -> u32 {
+    sum_add_windows(lane_base(v), u);
+    return select(0u, 1u, v >= prm(6u) || high != 0u);
 }
 
 @compute @workgroup_size(${wg})
@@ -30,6 +35,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let stride = nwg.x * nwg.y * nwg.z * ${wg}u;
     let n = prm(1u);
     var outside = 0u;
+    var special = false;
     for (var item = 0u; item < ${items}u; item = item + 1u) {
         let q = first + item * stride;
         let i = 4u * q;
@@ -39,15 +45,40 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 ${load}
         let u = in1[prm(5u) + q];
         // unrolled: a vector's lanes by constant index; lanes past n are not used
-        outside = outside | add_lane(v.x, high.x, u.x, i + 1u);
+        outside = outside | add_lane(v.x, high.x, u.x);
+        special = special || sum_special(u.x);
         if (i + 1u < n) {
-            outside = outside | add_lane(v.y, high.y, u.y, i + 2u);
+            outside = outside | add_lane(v.y, high.y, u.y);
+            special = special || sum_special(u.y);
         }
         if (i + 2u < n) {
-            outside = outside | add_lane(v.z, high.z, u.z, i + 3u);
+            outside = outside | add_lane(v.z, high.z, u.z);
+            special = special || sum_special(u.z);
         }
         if (i + 3u < n) {
-            outside = outside | add_lane(v.w, high.w, u.w, i + 4u);
+            outside = outside | add_lane(v.w, high.w, u.w);
+            special = special || sum_special(u.w);
+        }
+    }
+    if (special) {  // zeros, NaN or infinities among this invocation's terms: mark their slots
+        for (var item = 0u; item < ${items}u; item = item + 1u) {
+            let q = first + item * stride;
+            let i = 4u * q;
+            if (i >= n) {
+                break;
+            }
+${load}
+            let u = in1[prm(5u) + q];
+            sum_mark(lane_base(v.x), u.x, i + 1u);
+            if (i + 1u < n) {
+                sum_mark(lane_base(v.y), u.y, i + 2u);
+            }
+            if (i + 2u < n) {
+                sum_mark(lane_base(v.z), u.z, i + 3u);
+            }
+            if (i + 3u < n) {
+                sum_mark(lane_base(v.w), u.w, i + 4u);
+            }
         }
     }
     if (outside != 0u) {

@@ -469,6 +469,30 @@ def test_scatter_add_exact_sums_special_values(dt, exact_sums):
         assert bits[7] == 0x7f800005 and bits[8] == 0x7fc00005
 
 
+@pytest.mark.parametrize("index_dt", (wt.int32, wt.int64), ids=str)
+def test_scatter_add_exact_sums_special_values_among_many_updates(index_dt, exact_sums):
+    """Zeros, NaN (distinct payloads) and infinities sprinkled through 40,000 updates, so
+    they fall in different vectors, items and invocations of the vector pass (which marks
+    them in a second walk over an invocation's updates), and targets that only ever get -0.0
+    or nothing: the CPU device's bytes."""
+    rng = np.random.default_rng(7)
+    n, slots = 40_000, 12
+    idx = rng.integers(0, slots - 2, n)  # the last two targets get only zeros, or nothing
+    upd = rng.standard_normal(n).astype(np.float32)
+    spots = rng.choice(n, 60, replace=False)
+    upd[spots[:20]] = 0.0
+    upd[spots[20:30]] = -0.0
+    upd[spots[30:40]] = np.inf
+    upd[spots[40:45]] = -np.inf
+    upd[spots[45:]] = _f32_bits(*(0x7fc00000 + 17 * k for k in range(1, 16)))
+    idx[rng.choice(n, 9, replace=False)] = slots - 2
+    upd[idx == slots - 2] = -0.0
+    base = np.array([0.0] * (slots - 2) + [-0.0, 5.0], np.float32)
+    _both(lambda b, i, u: _reduce.scatter("add", b, 0, i, u), base, idx, upd,
+          dtypes=(wt.float32, index_dt, wt.float32))
+    assert exact_sums
+
+
 def _round_f32(q):
     """The float32 nearest the Fraction ``q`` (ties to even)."""
     from fractions import Fraction

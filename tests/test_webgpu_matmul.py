@@ -342,11 +342,14 @@ def test_matmul_float64_still_routes():
 
 
 @pytest.mark.parametrize("shape", [((300, 64), (64, 3)), ((2, 300), (300, 64)),
-                                   ((5, 7), (7, 1)), ((4, 3, 9), (9, 2)), ((33, 5), (5, 70))])
+                                   ((5, 7), (7, 1)), ((4, 3, 9), (9, 2)), ((33, 5), (5, 70)),
+                                   ((10, 7), (7, 10), "transposed")])
+@pytest.mark.parametrize("strip", ["i", "j"])
 @pytest.mark.parametrize("dt", [wt.float32, wt.int32])
-def test_small_kernel_has_the_tiled_kernels_bits(shape, dt, monkeypatch):
-    """Skinny outputs and short k use one invocation per element; the result is the tiled
-    kernel's, bit for bit (fma in k order, zero products up to a multiple of 16)."""
+def test_small_kernel_has_the_tiled_kernels_bits(shape, strip, dt, monkeypatch):
+    """Skinny outputs and short k take strips of four outputs along a column ("i") or a row
+    ("j") per work item, lanes past the edge idle; the result is the tiled kernel's, bit for
+    bit (fma in k order, zero products up to a multiple of 16)."""
     from webtensor.backends.webgpu import matmul as mm
 
     n_a, n_b = math.prod(shape[0]), math.prod(shape[1])
@@ -354,6 +357,9 @@ def test_small_kernel_has_the_tiled_kernels_bits(shape, dt, monkeypatch):
                                                                          else 1), shape[0])
     b = wt.reshape(wt.astype(wt.arange(n_b, device=GPU) % 13 - 6, dt) * (-1.3 if dt.kind == "f"
                                                                           else 1), shape[1])
+    if shape[2:]:  # strided operands: both transposed views
+        a, b = wt.reshape(a, shape[0][::-1]).mT, wt.reshape(b, shape[1][::-1]).mT
+    monkeypatch.setattr(mm, "small_strip", lambda m, n: strip)
     small = (a @ b).tobytes()
     monkeypatch.setattr(mm, "SMALL", 0)
     monkeypatch.setattr(mm, "_direct_mode", lambda *args: None)

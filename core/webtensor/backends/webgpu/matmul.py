@@ -283,19 +283,57 @@ _SMALL_MAC = {"f32": "fma(a, b, acc)", "u32": "acc + a * b"}
 SMALL = 16  # outputs with fewer rows or columns, or k up to this, skip the 64x64 tiles
 
 
+def small_strip(m: int, n: int) -> str:
+    """The axis of ``small_kernel``'s strips for an m x n output: the one whose edge leaves
+    fewer lanes idle (a row of 10 takes strips of 4, 4 and 2; columns of 128 fill theirs)."""
+    return "i" if -n % 4 > -m % 4 else "j"
+
+
+def small_items(strip: str, batch: int, m: int, n: int) -> int:
+    """``small_kernel``'s work items (strips of four outputs)."""
+    return batch * (m * -(-n // 4) if strip == "j" else n * -(-m // 4))
+
+
+# Per strip axis: the work item's place, the stripped operand, the axis and its extent, the
+# operand's step along it, lane c's output offset ("{c}") and the condition that it exists.
+_STRIPS = {
+    "j": ("let strips = (N + 3u) / 4u;\nlet i = (t / strips) % M;\nlet j = 4u * (t % strips);\n"
+          "let z = t / (strips * M);", "b", "j", "N", "prm_i(13u)", "{c}u", "j + {c}u < N"),
+    "i": ("let strips = (M + 3u) / 4u;\nlet j = t % N;\nlet i = 4u * ((t / N) % strips);\n"
+          "let z = t / (N * strips);", "a", "i", "M", "prm_i(9u)", "{c}u * N", "i + {c}u < M"),
+}
+
+
 @lru_cache(maxsize=64)
-def small_kernel(dtype_name: str, slots: int, epilogue=_NO_EPILOGUE) -> Kernel:
+def small_kernel(dtype_name: str, slots: int, epilogue=_NO_EPILOGUE, strip: str = "j") -> Kernel:
     t, _ = _TYPES[_d.dtype(dtype_name)]
     scalar = _CONV[t][0]
     _, n_in, n_out = epilogue
     head, uniform = header(["u32"] * (2 + n_in), ["u32"] * (1 + n_out), slots)
+    locate, op, along, size, step, lane_at, inside = _STRIPS[strip]
+    steps = [f"let {op}_step = {step};"]
+    steps += [f"let {op}{c} = i32(min({along} + {c}u, {size} - 1u) - {along}) * {op}_step;"
+              for c in range(1, 4)]
+    buf = {"a": "in0", "b": "in1"}
+    lanes = ", ".join(scalar.format(f"{buf[op]}[u32({op}_at{f' + {op}{c}' if c else ''})]")
+                      for c in range(4))
+    loads = {o: f"vec4<{t}>({lanes})" if o == op
+             else f"vec4<{t}>({scalar.format(f'{buf[o]}[u32({o}_at)]')})" for o in "ab"}
+    stores = ["let o = (z * M + i) * N + j;"]
+    for c, part in enumerate("xyzw"):
+        at = "o" if c == 0 else f"o + {lane_at.format(c=c)}"
+        line = f"out0[{at}] = {_store(dtype_name, t, f'acc.{part}', at, epilogue)};"
+        stores += [line] if c == 0 else [f"if ({inside.format(c=c)}) {{", "    " + line, "}"]
     text = Template(kernels.source("matmul_small")).substitute(
-        header=head, T=t, mac=_SMALL_MAC[t], load_a=scalar.format("in0[u32(a_at)]"),
-        load_b=scalar.format("in1[u32(b_at)]"),
-        store=_store(dtype_name, t, "acc", "t", epilogue),
-        main=kernels.entry_point("        store_output(t);", count="prm(6u)"))
+        header=head, T=t, mac=_SMALL_MAC[t], lanes=4, load_a=loads["a"], load_b=loads["b"],
+        locate=_indent(locate.splitlines()), steps=_indent(steps), stores=_indent(stores),
+        main=kernels.entry_point("        store_outputs(t);", count="prm(6u)", items=1))
     return Kernel(kernels.with_libraries(_with_epilogue(text, head, epilogue)), 2 + n_in,
                   1 + n_out, uniform)
+
+
+def _indent(lines) -> str:
+    return "\n".join("    " + line for line in lines)
 
 
 def _any_loader(operand: str, mode: str, spec: _AnySpec) -> str:
@@ -407,10 +445,12 @@ def matmul(backend, out, a, b, epilogue=None) -> None:
         ins += epilogue.buffers
         outs += epilogue.outputs
     if small:
-        # each output element is a work item: no tile is mostly padding
-        params.words[6] = out.size  # slot 6: work items (matmul.wgsl: workgroups in use)
-        kernel = small_kernel(a.dtype.name, len(params.words), fused)
-        backend.launch(kernel, ins + outs, params, kernels.map_groups(out.size))
+        # strips of four outputs are the work items: no tile is mostly padding
+        strip = small_strip(m, n)
+        items = small_items(strip, out.size // (m * n), m, n)
+        params.words[6] = items  # slot 6: work items (matmul.wgsl: workgroups in use)
+        kernel = small_kernel(a.dtype.name, len(params.words), fused, strip)
+        backend.launch(kernel, ins + outs, params, kernels.groups_for(items))
         return
     if direct:
         kernel = direct_kernel(a.dtype.name, direct, len(params.words), fused, rows)

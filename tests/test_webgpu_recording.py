@@ -312,7 +312,7 @@ def test_rare_paths_run_as_a_deferred_pair_on_cpu_adapters(software, form):
     # runs the listed invocations with the counts the flagging kernel left there
     assert reset.outputs == (scratch,) and reset.workgroups == 1
     assert "const RARE_PATHS_DEFERRED: bool = true;" in flagging.wgsl
-    assert "defer_invocation(t)" in flagging.wgsl and flagging.workgroups == DEFER_MIN_GROUPS
+    assert "defer_invocation(first, stride)" in flagging.wgsl and flagging.workgroups == DEFER_MIN_GROUPS
     assert "const RARE_PATHS_DEFERRED: bool = false;" in redo.wgsl
     assert redo.workgroups == Indirect(scratch, 0)
     assert scratch in redo.inputs and redo.outputs == flagging.outputs[:-1]

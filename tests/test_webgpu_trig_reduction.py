@@ -55,15 +55,15 @@ def test_hardest_arguments_within_the_bound(name):
 _N = 3 * 1024 + 12  # three whole workgroups of a vec4 kernel and a part of a fourth
 
 
-def _with_far_arguments(where: str) -> list[float]:
+def _with_far_arguments(where: str, n: int) -> list[float]:
     """Arguments below 400 (Cody-Waite), with Payne-Hanek ones (and inf, NaN) ``where``."""
-    xs = [_f32((k % 797) * 0.4917 - 190.0) for k in range(_N)]
-    far = {"none": [], "all": range(_N), "one": [1030], "last": [_N - 1],
-           "scattered": range(5, _N, 613)}[where]
+    xs = [_f32((k % 797) * 0.4917 - 190.0) for k in range(n)]
+    far = {"none": [], "all": range(n), "one": [1030], "last": [n - 1],
+           "scattered": range(5, n, 613)}[where]
     for k in far:
         xs[k] = _f32(401.0 + 1.0e6 * k) if k % 3 else _f32(3.0e38 / (k + 1))
     if where == "scattered":
-        xs[6], xs[7], xs[_N - 2] = math.inf, math.nan, -math.inf
+        xs[6], xs[7], xs[n - 2] = math.inf, math.nan, -math.inf
     return xs
 
 
@@ -76,13 +76,15 @@ _PROGRAMS = {
 
 @pytest.mark.parametrize("where", ["none", "all", "one", "last", "scattered"])
 @pytest.mark.parametrize("program", list(_PROGRAMS))
-def test_deferred_pair_gives_the_single_kernels_bits(monkeypatch, program, where):
+@pytest.mark.parametrize("n", [_N, _N + 1], ids=["vec4", "scalar"])
+def test_deferred_pair_gives_the_single_kernels_bits(monkeypatch, program, where, n):
     """The deferred pair (flag far arguments, then recompute their invocations) that CPU
     adapters run for big launches: bit for bit what the single kernel computes, wherever the
-    far arguments are.  Forced here on any adapter and for a small launch."""
+    far arguments are, for kernels of four elements per invocation and for those of one
+    element per work item, several per invocation.  Forced on any adapter, small launches."""
     import webtensor.backends.webgpu.backend as webgpu_backend
 
-    xs = _with_far_arguments(where)
+    xs = _with_far_arguments(where, n)
     args = [wt.asarray(xs, dtype=wt.float32, device=GPU)]
     fn = _PROGRAMS[program]
     if "two inputs" in program:

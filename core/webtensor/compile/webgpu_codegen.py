@@ -339,10 +339,7 @@ def _function(fns: dict, expr: str, ins, out_storage, prefix: str = "") -> str:
 
 @lru_cache(maxsize=1024)
 def _kernel(functions: str, body: str, n_in: int, n_out: int, slots: int):
-    vec4s = kernels.uniform_vec4s(slots)
-    text = "\n".join([kernels.header(n_in, n_out, vec4s), "", functions, "",
-                      kernels.entry_point(body)])
-    return kernels.Kernel(kernels.with_libraries(text), n_in, n_out, vec4s * 16)
+    return kernels.program_kernel(functions, body, n_in, n_out, slots)
 
 
 # -- running it ----------------------------------------------------------------------------------

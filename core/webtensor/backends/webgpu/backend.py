@@ -39,9 +39,9 @@ from .driver import Indirect
 from .kernels import STORAGE_OF
 
 NATIVE = STORAGE_OF  # the dtypes the kernels compute with (float64/complex128: the CPU)
-# Launches of at least this many workgroups (of 1,024 elements for vec4 kernels) run a kernel's
-# deferred pair on CPU adapters: below it, the pair's two extra dispatches cost more than the
-# rare path they skip.  GPUs branch for real and never need the pair.
+# Launches of at least this many workgroups (1,024 elements each for vec4 kernels, 256 for the
+# others) run a kernel's deferred pair on CPU adapters: below it, the pair's two extra
+# dispatches cost more than the rare path they skip.  GPUs branch for real and never need it.
 DEFER_MIN_GROUPS = 64
 _WIDE_FLOATS = (_d.float64, _d.complex128)
 
@@ -228,7 +228,7 @@ class WebGPUBackend(Backend):
         """The kernel's deferred pair: a redo buffer (header, then room to list every
         invocation) reset, the flagging kernel, then the redo kernel for the listed ones."""
         flagging, redo = kernel.deferred
-        invocations = groups * kernels.VEC4_WORKGROUP
+        invocations = groups * kernels.MAX_WORKGROUP
         scratch = self.memory.allocate(4 * (kernels.REDO_HEADER + invocations))
         init = kernels.Params(kernels.REDO_HEADER, kernels.REDO_HEADER)
         init.add(*kernels.REDO_HEADER_INIT)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
@@ -95,22 +95,37 @@ def reaches(text: str, targets) -> bool:
 # dispatched indirectly for just the listed invocations (zero workgroups when none), recomputes
 # them in full.  Backends launch the pair on CPU adapters, for big launches (``launch``).
 RARE_PATHS = frozenset({"trig_reduce"})
-# The redo buffer: the redo kernel's indirect dispatch (x, y, z), the count, then the list.
-REDO_HEADER = 4
-REDO_HEADER_INIT = (0, 1, 1, 0)
+# The redo buffer: the redo kernel's indirect dispatch (x, y, z), the count, the flagging
+# dispatch's grid stride (invocations), then the list of flagged invocations.
+REDO_HEADER = 5
+REDO_HEADER_INIT = (0, 1, 1, 0, 0)
 REDO_GROUP = 256  # the redo kernel's workgroup size
+# Bound on any kernel's workgroup size (the redo list has room for every invocation).
+MAX_WORKGROUP = 256
 _DEFERRED_OFF = "const RARE_PATHS_DEFERRED: bool = false;"
 _DEFERRED_ON = "const RARE_PATHS_DEFERRED: bool = true;"
 _DEFER_INVOCATION = f"""
-// Lists invocation t for the redo kernel, which runs one workgroup per {REDO_GROUP} entries.
-fn defer_invocation(t: u32) {{
+// Lists invocation `first` (whose work items are a grid `stride` apart) for the redo kernel,
+// which runs one workgroup per {REDO_GROUP} entries.
+fn defer_invocation(first: u32, stride: u32) {{
     let slot = atomicAdd(&redo[3], 1u);
-    atomicStore(&redo[{REDO_HEADER}u + slot], t);
+    atomicStore(&redo[{REDO_HEADER}u + slot], first);
+    atomicStore(&redo[4], stride);
     if (slot % {REDO_GROUP}u == 0u) {{
         atomicAdd(&redo[0], 1u);
     }}
 }}
 """
+
+
+def with_deferred_pair(make, code: str) -> Kernel:
+    """``make(role)``'s plain kernel, carrying its deferred pair (``make("defer")``,
+    ``make("redo")``) when ``code`` (the kernel's own functions and body) reaches a rare
+    path.  ``make`` passes ``role`` to ``header``/``render`` and ``entry_point``."""
+    plain = make("plain")
+    if not reaches(code, RARE_PATHS):
+        return plain
+    return replace(plain, deferred=(make("defer"), make("redo")))
 
 
 @dataclass(frozen=True)
@@ -233,33 +248,64 @@ def header(n_in: int, n_out: int, vec4s: int, element: str = "u32",
 
 
 def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKGROUP,
-                count: str = "prm(2u)") -> str:
+                count: str = "prm(2u)", role: str = "plain") -> str:
     """The ``main`` of a kernel over ``count`` work items: each invocation runs ``body`` for
     up to ``items`` of them (``index``), a whole grid apart, so neighbouring invocations touch
-    neighbouring words (coalesced on GPUs, fewer invocations on CPU adapters)."""
+    neighbouring words (coalesced on GPUs, fewer invocations on CPU adapters).  Roles of a
+    deferred pair (``RARE_PATHS``): ``"defer"`` lists the invocation when its work items met a
+    rare path, ``"redo"`` runs the listed invocations' work items again."""
+    if role == "redo":
+        wg = REDO_GROUP
     lines = [f"@compute @workgroup_size({wg})",
              "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
-             "@builtin(num_workgroups) nwg: vec3<u32>) {",
-             f"    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {wg}u;"]
+             "@builtin(num_workgroups) nwg: vec3<u32>) {"]
+    if role == "redo":
+        lines += [f"    let slot = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {wg}u;",
+                  "    if (slot >= redo_list[3]) {", "        return;", "    }",
+                  f"    let first = redo_list[{REDO_HEADER}u + slot];",
+                  "    let stride = redo_list[4];"]
+    else:
+        lines += [f"    let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {wg}u;",
+                  f"    let stride = nwg.x * nwg.y * nwg.z * {wg}u;"]
     if items == 1:
         lines += [f"    let {index} = first;",
                   f"    if ({index} >= {count}) {{", "        return;", "    }", body]
     else:
-        lines += [f"    let stride = nwg.x * nwg.y * nwg.z * {wg}u;",
-                  f"    for (var item = 0u; item < {items}u; item = item + 1u) {{",
+        # (the flagging kernel leaves the loop, not the invocation: its flag is read after)
+        leave = "break" if role == "defer" else "return"
+        lines += [f"    for (var item = 0u; item < {items}u; item = item + 1u) {{",
                   f"        let {index} = first + item * stride;",
-                  f"        if ({index} >= {count}) {{", "            return;", "        }",
+                  f"        if ({index} >= {count}) {{", f"            {leave};", "        }",
                   body, "    }"]
+    if role == "defer":
+        lines += ["    if (rare_args) {", "        defer_invocation(first, stride);", "    }"]
     return "\n".join(lines + ["}"])
 
 
 def render(template: str, n_in: int, n_out: int, slots: int, in0: str | None = None,
-           **fields) -> Kernel:
+           role: str = "plain", **fields) -> Kernel:
     vec4s = uniform_vec4s(slots)
     text = Template(source(template)).substitute(
-        header=header(n_in, n_out, vec4s, in0=in0), wg=WORKGROUP, n_in=n_in,
+        header=header(n_in, n_out, vec4s, in0=in0, role=role), wg=WORKGROUP, n_in=n_in,
         n_out_binding=n_in + 1, **fields)
-    return Kernel(with_libraries(text), n_in, n_out, vec4s * 16)
+    return Kernel(with_libraries(text), n_in + (role == "redo"), n_out + (role == "defer"),
+                  vec4s * 16)
+
+
+def program_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int,
+                   element: str = "u32", items: int = ITEMS, wg: int = WORKGROUP) -> Kernel:
+    """A kernel of generated ``functions`` and a ``body`` run per work item ``t``
+    (``entry_point``), buffers bound as ``array<element>``; with its deferred pair when the
+    code reaches a rare path."""
+    vec4s = uniform_vec4s(slots)
+
+    def make(role: str) -> Kernel:
+        text = "\n".join([header(n_in, n_out, vec4s, element, role=role), "", functions, "",
+                          entry_point(body, items=items, wg=wg, role=role)])
+        return Kernel(with_libraries(text), n_in + (role == "redo"), n_out + (role == "defer"),
+                      vec4s * 16)
+
+    return with_deferred_pair(make, functions + body)
 
 
 def index_fn(mode) -> str:
@@ -339,9 +385,12 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
                 "    }",
                 "}",
                 "out0[t] = word;"]
-    return render("map", len(ins), 1, slots, op_params=params, out_type=so.wgsl_type,
-                   expr=expr, main=entry_point("\n".join("        " + line for line in body)),
-                   functions="\n\n".join(functions.values()))
+    fns = "\n\n".join(functions.values())
+    main = "\n".join("        " + line for line in body)
+    return with_deferred_pair(
+        lambda role: render("map", len(ins), 1, slots, role=role, op_params=params,
+                            out_type=so.wgsl_type, expr=expr, functions=fns,
+                            main=entry_point(main, role=role)), expr + fns)
 
 
 # -- four elements per invocation -------------------------------------------------------------
@@ -392,27 +441,9 @@ def vec4_store(storage: str, buf: str, lanes) -> str:
 @lru_cache(maxsize=1024)
 def vec4_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int) -> Kernel:
     """A kernel of one invocation per four output elements (``t``; ``i = 4 t``): ``body``
-    loads with ``vec4_load`` and stores with ``vec4_store``; ``vec4_groups`` workgroups.
-    Code that reaches a rare path also gets its deferred pair (``RARE_PATHS``)."""
-    vec4s = uniform_vec4s(slots)
-    size = vec4s * 16
-
-    def text(role: str, entry: str, **where) -> str:
-        return with_libraries("\n".join([header(n_in, n_out, vec4s, "vec4<u32>", role=role),
-                                          "", functions, "", entry_point(entry, items=1,
-                                                                         **where)]))
-
-    start = "    let i = t * 4u;\n"
-    deferred = None
-    if reaches(functions + body, RARE_PATHS):
-        flag = "\n    if (rare_args) {\n        defer_invocation(t);\n    }"
-        redo = f"    let t = redo_list[{REDO_HEADER}u + slot];\n"
-        deferred = (Kernel(text("defer", start + body + flag, wg=VEC4_WORKGROUP), n_in,
-                           n_out + 1, size),
-                    Kernel(text("redo", redo + start + body, index="slot", wg=REDO_GROUP,
-                                count="redo_list[3]"), n_in + 1, n_out, size))
-    return Kernel(text("plain", start + body, wg=VEC4_WORKGROUP), n_in, n_out, size,
-                  deferred=deferred)
+    loads with ``vec4_load`` and stores with ``vec4_store``; ``vec4_groups`` workgroups."""
+    return program_kernel(functions, "    let i = t * 4u;\n" + body, n_in, n_out, slots,
+                          "vec4<u32>", items=1, wg=VEC4_WORKGROUP)
 
 
 def vec4_groups(threads: int) -> int:

@@ -7,7 +7,10 @@
 //   page interactive  navigation start -> editor shown and Run clickable (Python still loading)
 //   python ready      navigation start -> the worker reports webtensor imported (Run executes)
 //   default example   the first run and the median of --runs later runs: the Python-side time
-//                     (compute + show) and the wall time seen by the page (incl. drawing)
+//                     (compute + show) and the wall time seen by the page (incl. drawing).
+//                     The first Run is clicked as soon as Python is ready; with WebGPU it waits
+//                     for the example's silent warm-up (which compiles its pipelines), so its
+//                     Python time is a later run's and its wall time includes the warm-up
 // A fresh browser context per launch, so nothing comes from the HTTP or code cache. Also prints
 // the size of the page's bundle (main.js: CodeMirror, the renderer, the explorer, the examples).
 import { readFileSync } from "node:fs";

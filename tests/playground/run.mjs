@@ -115,8 +115,16 @@ test("default example runs and paints a heatmap", "webgpu", async ({ page }) => 
   }
   const opened = await page.evaluate(() => window.playground.editor.getCode() === window.playground.examples[0].code);
   assert.ok(opened, "the page opens on the default example");
+  const gpu = badge.startsWith("WebGPU");
+  if (gpu) {
+    // Python ready, the example ran once silently: its pipelines are compiled before Run.
+    const warm = await page.evaluate(() => window.playground.warmup);
+    assert.ok(warm?.pipelines > 0, `the default example was warmed up: ${JSON.stringify(warm)}`);
+    assert.equal(await outputText(page), "", "the warm-up prints nothing");
+  }
   const report = await runCode(page, null, { keyboard: true });
   assert.equal(report.ok, true, JSON.stringify(report.error));
+  if (gpu) assert.equal(report.pipelines, 0, "the first Run finds every pipeline compiled");
   const { fig, colours } = await checkFigurePixels(page, 0);
   assert.equal(fig.kind, "heatmap");
   assert.ok(colours >= 8, `a Mandelbrot heatmap has many colours, got ${colours}`);

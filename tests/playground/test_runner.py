@@ -209,3 +209,44 @@ def test_setup_without_webgpu_stays_on_the_cpu(runner, monkeypatch):
     assert info["adapter"] == ""
     assert info["version"] == wt.__version__
     assert isinstance(info["reason"], str)
+
+
+def test_warm_up_runs_the_example_without_a_trace(runner, shown, capsys):
+    """The warm-up before the first Run discards what the script prints or shows, ignores
+    its errors (the real Run reports them), and does not leave warnings filters behind."""
+    import warnings
+
+    filters = list(warnings.filters)
+    source = "import webtensor as wt\nprint('hello')\nwt.show(wt.ones((2, 2)))\nwt.ones(3) * 2"
+    with wt.set_default_device("cpu"):
+        report = drive(runner.warm_up(source))
+        assert drive(runner.warm_up("print('x')\nraise ValueError('late')"))["pipelines"] == 0
+    assert capsys.readouterr() == ("", "") and shown == []
+    assert report["seconds"] >= 0 and report["pipelines"] == 0  # the CPU compiles nothing
+    assert warnings.filters == filters
+    assert run(runner, source)["ok"] and capsys.readouterr().out == "hello\n"
+
+
+def test_after_a_warm_up_the_run_compiles_nothing():
+    """On a GPU device the warm-up creates the example's pipelines and the Run then finds every
+    one of them compiled."""
+    import asyncio
+    import sys
+
+    from webtensor.backends.webgpu import probe
+
+    if sys.platform == "emscripten" or not probe().available:
+        pytest.skip("needs a native webgpu adapter (the browser's warm-up is tested by "
+                    "tests/playground/run.mjs)")
+    spec = importlib.util.spec_from_file_location("_playground_runner_gpu", RUNNER_PATH)
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    source = ("import webtensor as wt\n"
+              "f = wt.jit(lambda x: wt.tanh(wt.expm1(wt.log1p(wt.abs(x)))) * wt.atan(x) - 0.5)\n"
+              "x = wt.linspace(-3, 3, 999)\n"
+              "print(float(wt.max(f(x) @ wt.ones((999, 7)))))")
+    with wt.set_default_device("webgpu"):
+        warmed = asyncio.run(runner.warm_up(source))
+        report = asyncio.run(runner.run(source))
+    assert report["ok"], report["error"]
+    assert warmed["pipelines"] > 0 and report["pipelines"] == 0

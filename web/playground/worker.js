@@ -2,11 +2,13 @@
 // the site's loader (../webtensor.mjs) and runs the editor's code, so a long computation never
 // freezes the page (and Stop can simply terminate this worker).
 //
-// Messages in:  {type: "run", id, code} | {type: "explorer", id, op, args}
+// Messages in:  {type: "run", id, code} | {type: "warmup", id, code} | {type: "explorer", id,
+//               op, args}
 // Messages out: {type: "progress", message, fraction} | {type: "ready", device, adapter, reason,
 //               version, seconds} | {type: "stdout"|"stderr", text} | {type: "tensor", payload}
-//               | {type: "done", id, ok, error, seconds} | {type: "explorer", id, data | error}
-//               | {type: "fatal", message}
+//               | {type: "done", id, ok, error, seconds, pipelines} | {type: "warmed", id,
+//               seconds, pipelines} | {type: "explorer", id, data | error} | {type: "fatal",
+//               message}
 import { loadWebtensor } from "../webtensor.mjs";
 
 const post = (msg, transfer = []) => self.postMessage(msg, transfer);
@@ -108,6 +110,12 @@ async function handle(msg) {
       json = JSON.stringify({ ok: false, error, seconds: 0 });
     }
     post({ type: "done", id: msg.id, ...JSON.parse(json) });
+  } else if (msg.type === "warmup") {
+    // The example once, its output discarded: its kernels compile before the first Run.
+    pyodide.globals.set("_pg_source", msg.code);
+    const json = await pyodide.runPythonAsync(
+      "import json as _pg_json, _playground\n_pg_json.dumps(await _playground.warm_up(_pg_source))");
+    post({ type: "warmed", id: msg.id, ...JSON.parse(json) });
   } else if (msg.type === "explorer") {
     try {
       const json = playground.explorer(JSON.stringify({ op: msg.op, args: msg.args ?? [] }));
@@ -116,7 +124,7 @@ async function handle(msg) {
       post({ type: "explorer", id: msg.id, error: String(e.message ?? e) });
     }
   } else {
-    throw new Error(`worker: unknown message type ${JSON.stringify(msg.type)}; use run or explorer`);
+    throw new Error(`worker: unknown message type ${JSON.stringify(msg.type)}; use run, warmup or explorer`);
   }
 }
 

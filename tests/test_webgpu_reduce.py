@@ -290,6 +290,25 @@ def test_scans(dt, shape, axis):
         check(scan_extremum, a, dt, bits=True, op=op, axis=axis % len(shape))
 
 
+@pytest.mark.parametrize("chunking", [(256, 4096), (8192, 256), (16, 8)], ids=str)
+@pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint8, wt.float16, wt.int64], ids=str)
+def test_scans_in_chunks(monkeypatch, dt, chunking):
+    """Rows cut into chunks (each chunk's total, the carries walked in order, each chunk
+    rescanned from its carry) as either adapter class cuts them, and in many short chunks up
+    to the per-row cap: the CPU device's results."""
+    from webtensor.backends.webgpu import reduce as gpu_reduce
+
+    monkeypatch.setattr(gpu_reduce, "SCAN_CHUNKING", {"software": chunking, "gpu": chunking})
+    a = sample(dt, (3, 9000), seed=5)
+    if dt is wt.float32:
+        a = np.where(np.abs(a) > 0, np.float32(1) + a / 4096, a).astype(np.float32)
+    tol = 1 if dt is wt.float32 else 0
+    for axis in (1, 0):
+        check(wt.cumulative_sum, a, dt, max_ulp=tol, axis=axis)
+        check(scan_extremum, a, dt, bits=True, op="max", axis=axis)
+    check(lambda x: wt.cumulative_prod(x[:, :3000], axis=1), a, dt, max_ulp=tol)
+
+
 def test_scan_of_noncontiguous_long_rows():
     a = sample(wt.float32, (600, 9), seed=11)
     check(lambda x: wt.cumulative_sum(wt.permute_dims(x, (1, 0))[::2, ::-1], axis=1), a,

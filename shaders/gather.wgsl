@@ -17,11 +17,13 @@ fn extra(i: u32) -> u32 {
 // no read leaves the tensor.
 fn source_index(e: u32) -> u32 {
     let size = i32(extra(1u));
-    var v = bitcast<i32>(in0[strided_index(e, 0u) * 2u]);  // low word of the int64
+    var v = bitcast<i32>(in0[${index_i} * 2u]);  // low word of the int64
     v = select(v, v + size, v < 0);
     v = clamp(v, 0, size - 1);
-    return u32(i32(strided_index(e, 1u)) + v * bitcast<i32>(extra(0u)));
+    return u32(i32(${index_x}) + v * bitcast<i32>(extra(0u)));
 }
+
+${functions}
 
 @compute @workgroup_size(${wg})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

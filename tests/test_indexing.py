@@ -450,6 +450,28 @@ def test_take_along_axis_matches_numpy(backend, data):
     check(got, np.take_along_axis(storage, arr, axis=axis))
 
 
+@pytest.mark.parametrize("dt", [wt.int32, wt.int64, wt.uint16], ids=str)
+def test_long_index_arrays_are_checked_by_their_bounds(backend, dt):
+    """Index tensors longer than the host check (their minimum and maximum are reduced on
+    their device instead): negatives wrap, and one value out of range, anywhere, is an
+    IndexError naming the first offender, as for short ones."""
+    from webtensor.api.indexing import _HOST_CHECK
+
+    n = _HOST_CHECK + 904
+    x = wt.arange(n, device=backend) * 3
+    values = [(k * 7919) % n - (n // 2 if dt.kind == "i" else 0) for k in range(n)]
+    idx = t(values, backend, dtype=dt)
+    want = [3 * (v % n) for v in values]
+    assert wt.take(x, idx).tolist() == want
+    assert x[wt.reshape(idx, (5, -1))].tolist() == [want[k:k + n // 5] for k in range(0, n, n // 5)]
+    bad = list(values)
+    bad[4000], bad[4500] = n, n + 1
+    with pytest.raises(IndexError, match=rf"wt.take: index {n} is out of bounds for axis 0 "
+                                         rf"with size {n}"):
+        wt.take(x, t(bad, backend, dtype=dt))
+    assert x.tolist()[:3] == [0, 3, 6]  # nothing changed
+
+
 def test_take_examples_names_errors(backend):
     x = t([[1, 2, 3], [4, 5, 6]], backend, names=("r", "c"))
     assert wt.take(x, [2, 0], axis="c").tolist() == [[3, 1], [6, 4]]

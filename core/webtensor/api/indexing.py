@@ -222,12 +222,24 @@ def _checked(i: int, n: int, axis: int, fn: str) -> int:
     return i + n if i < 0 else i
 
 
+# Index tensors up to this many elements are checked on the host; longer ones by their minimum
+# and maximum, reduced on their own device (two numbers read back, not the whole array: a 1M
+# index on webgpu took 130 ms to read and scan in Python).
+_HOST_CHECK = 4096
+
+
 def _array_index(a: _Array, n: int, axis: int, fn: str, device) -> Tensor:
     """An integer index array checked against ``n`` and made non-negative int64."""
     values = a.values
     if values is None:
         if is_traced(a.tensor):
             return _traced_index(a.tensor, n, device)
+        if a.tensor.size > _HOST_CHECK:
+            low, high = _bounds(a.tensor)
+            if low < -n or high >= n:  # the first offender, for the message
+                _checked(next(v for v in a.tensor._backend.to_values(a.tensor)
+                              if not -n <= v < n), n, axis, fn)
+            return _non_negative(a.tensor, low, n, device)
         values = a.tensor._backend.to_values(a.tensor)
     if values:
         low, high = min(values), max(values)
@@ -239,7 +251,22 @@ def _array_index(a: _Array, n: int, axis: int, fn: str, device) -> Tensor:
         if low < 0:
             values = [v + n if v < 0 else v for v in values]
         return _int64_tensor(values, a.shape, device)
-    t = cast(a.tensor, _d.int64, weak=False)
+    return _non_negative(a.tensor, low, n, device)
+
+
+def _bounds(t: Tensor) -> tuple[int, int]:
+    """The smallest and largest value of a non-empty integer tensor, one read."""
+    from ._reduce import reduce
+
+    axes = tuple(range(t.ndim))
+    pair = _m.stack([reduce("min", t, axes, False), reduce("max", t, axes, False)])
+    low, high = pair._backend.to_values(pair)
+    return int(low), int(high)
+
+
+def _non_negative(t: Tensor, low: int, n: int, device) -> Tensor:
+    """``t`` (checked against ``n``, smallest value ``low``) as int64, negatives wrapped."""
+    t = cast(t, _d.int64, weak=False)
     if low >= 0:
         return t
     from .elementwise import add, less, where

@@ -97,8 +97,13 @@ def _threads(itemsize: int, n: int) -> int:
 
 # -- gather ---------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=64)
-def gather_kernel(itemsize: int, slots: int) -> Kernel:
+@lru_cache(maxsize=256)
+def gather_kernel(itemsize: int, slots: int, modes=(False, False), ndim: int = 0) -> Kernel:
+    """``modes``: the indices' and x's ``kernels.index_mode`` over the collapsed output shape
+    of ``ndim`` dims (each operand's index computed by the cheapest function for it)."""
+    fns: dict[str, str] = {}
+    index_i, index_x = (kernels.index_expr(mode, j, ndim, "e", functions=fns)
+                        for j, mode in enumerate(modes))
     if itemsize >= 4:
         w = itemsize // 4
         body = [f"let e = t / {w}u;",
@@ -116,7 +121,8 @@ def gather_kernel(itemsize: int, slots: int) -> Kernel:
                 "}",
                 "out0[t] = word;"]
     return _render("gather", ["u32", "u32"], ["u32"], slots, words=max(1, itemsize // 4),
-                   body=_indent(body))
+                   body=_indent(body), index_i=index_i, index_x=index_x,
+                   functions="\n\n".join(fns.values()))
 
 
 def _check_shapes(fn: str, big_shape, small_shape, axis: int, big: str, small: str) -> None:
@@ -143,7 +149,8 @@ def gather(backend, out, x, axis: int, indices) -> None:
     params = Params(out.size, _threads(out.dtype.itemsize, out.size), shape,
                     [(indices.offset, si), (x.offset, sx)])
     params.add(x.strides[axis], x.shape[axis])
-    kernel = gather_kernel(out.dtype.itemsize, len(params.words))
+    modes = (kernels.index_mode(shape, si), kernels.index_mode(shape, sx))
+    kernel = gather_kernel(out.dtype.itemsize, len(params.words), modes, len(shape))
     threads = params.words[2]
     backend.launch_threads(kernel, [indices._data, x._data, out._data], params, threads)
 

@@ -123,6 +123,25 @@ def test_searchsorted(dev, dt, data):
     check_exact(got, np.searchsorted(vals(shuffled), vals(needles), side=side, sorter=sorter))
 
 
+@needs_numpy
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_every_length(dev, side):
+    """Haystacks of every length up to 70 and some longer (each halving schedule), with runs
+    of equal values, infinities and NaN, against needles equal to, between and beyond them."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    needles = np.array([-np.inf, -3, -2.5, 0, 0.5, 1, 7, 20, np.inf, np.nan], np.float32)
+    for n in [*range(71), 127, 128, 129, 1000]:
+        hay = np.sort(rng.integers(-3, 8, n).astype(np.float32))
+        if n > 4:
+            hay[-1], hay[0] = np.nan, -np.inf
+            hay = np.sort(hay)
+        got = wt.searchsorted(wt.asarray(hay, device=dev), wt.asarray(needles, device=dev),
+                              side=side)
+        assert got.tolist() == np.searchsorted(hay, needles, side=side).tolist(), (n, hay)
+
+
 def test_searchsorted_scalars(dev):
     x = wt.asarray([1.0, 2.0, 2.0, 3.0], device=dev)
     assert wt.searchsorted(x, 2.0).item() == 1

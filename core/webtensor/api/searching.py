@@ -146,18 +146,23 @@ def _before(val: Tensor, v: Tensor, side: str) -> Tensor:
 
 
 def _binary_search(a: Tensor, v: Tensor, side: str) -> Tensor:
-    """Insertion positions of the 1-D ``v`` in the sorted 1-D ``a``, by binary lifting:
-    the largest ``pos`` such that every ``a[:pos]`` goes before ``v``."""
+    """Insertion positions of the 1-D ``v`` in the sorted 1-D ``a``: a branch-free lower bound
+    on one halving schedule for every element of ``v``.  The answer stays in ``[base, base +
+    length]``: ``base`` moves up by ``half`` where ``a[base + half]`` goes before ``v``, the
+    length shrinks by ``half`` either way, so every probe lies inside ``a`` (no bounds test);
+    the last probe decides between ``base`` and ``base + 1``.  Four ops per halving."""
     n = a.shape[0]
-    pos = _r.full(v.shape, 0, _d.int64, v.device)
-    step = 1 << (n.bit_length() - 1) if n else 0
-    while step:
-        cand = ew.add(pos, step)
-        fits = ew.less_equal(cand, n)
-        probe = _r.gather(a, 0, ew.where(fits, ew.subtract(cand, 1), 0))
-        pos = ew.where(ew.logical_and(fits, _before(probe, v, side)), cand, pos)
-        step //= 2
-    return pos
+    base = _r.full(v.shape, 0, _d.int64, v.device)
+    if n == 0:
+        return base
+    length = n
+    while length > 1:
+        half = length // 2
+        cand = ew.add(base, half)
+        base = ew.where(_before(_r.gather(a, 0, cand), v, side), cand, base)
+        length -= half
+    last = _before(_r.gather(a, 0, base), v, side)
+    return ew.add(base, cast(last, _d.int64, weak=False))
 
 
 def searchsorted(x1, x2, /, *, side: str = "left", sorter=None) -> Tensor:

@@ -182,31 +182,22 @@ async def run(source: str) -> dict:
 
 
 async def warm_up(source: str) -> dict:
-    """Run ``source`` once with its output discarded, before the user's first Run: creating the
-    compute pipelines is most of a first run on a software adapter (the default example: 1.3 s
-    against 0.13 s for later runs), and the real run then finds them compiled.  Errors are
-    ignored (the real run reports them).  Returns ``{"seconds", "pipelines"}``."""
+    """``run`` ``source`` once with its output, figures and warnings discarded, before the
+    user's first Run: creating the compute pipelines is most of a first run on a software
+    adapter (the default example: 1.3 s against 0.13 s for later runs), and the real run then
+    finds them compiled.  Its errors are dropped (the real run reports them).  Returns
+    ``{"seconds", "pipelines"}``."""
+    import webtensor as wt
     from webtensor import _heatmap
 
-    before = _pipelines()
-    t0 = time.perf_counter()
     sink = io.StringIO()
-    try:
-        with _heatmap.set_show_hook(lambda payload: None), \
-                contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
-                warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            body, last = split_source(source)
-            namespace = {"__name__": "__main__", "__file__": FILENAME}
-            await _evaluate(body, namespace)
-            if last is not None:
-                await _evaluate(last, namespace)
-            import webtensor as wt
-
+    with _heatmap.set_show_hook(lambda payload: None), contextlib.redirect_stdout(sink), \
+            contextlib.redirect_stderr(sink), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = await run(source)
+        with contextlib.suppress(Exception):  # its work submitted and done before the Run
             await wt.sync_async()
-    except BaseException:  # noqa: BLE001 - the user's own Run shows what went wrong
-        pass
-    return {"seconds": time.perf_counter() - t0, "pipelines": _pipelines() - before}
+    return {"seconds": report["seconds"], "pipelines": report["pipelines"]}
 
 
 def _pipelines() -> int:

@@ -86,10 +86,6 @@ def _render(template: str, inputs, outputs, slots: int, lib: str = "", **fields)
     return Kernel(kernels.with_libraries(text + lib), len(inputs), len(outputs), uniform)
 
 
-def _indent(lines) -> str:
-    return "\n".join("    " + line for line in lines)
-
-
 def _threads(itemsize: int, n: int) -> int:
     """Invocations for ``n`` elements: one per output word."""
     return n * (itemsize // 4) if itemsize >= 4 else -(-n // (4 // itemsize))
@@ -121,7 +117,7 @@ def gather_kernel(itemsize: int, slots: int, modes=(False, False), ndim: int = 0
                 "}",
                 "out0[t] = word;"]
     return _render("gather", ["u32", "u32"], ["u32"], slots, words=max(1, itemsize // 4),
-                   body=_indent(body), index_i=index_i, index_x=index_x,
+                   body=kernels.indent(body), index_i=index_i, index_x=index_x,
                    functions="\n\n".join(fns.values()))
 
 
@@ -252,7 +248,7 @@ def scatter_apply_kernel(kind: str, itemsize: int, op: str, slots: int) -> Kerne
                 "out0[word_index] = word;"]
         inputs = ["u32", "u32"]
     what = f"This one: {kind} ({itemsize}-byte elements)."
-    return _render("scatter_apply", inputs, ["u32"], slots, what=what, body=_indent(body))
+    return _render("scatter_apply", inputs, ["u32"], slots, what=what, body=kernels.indent(body))
 
 
 # -- exact float sums (shaders/scatter_sum_add.wgsl, scatter_sum.wgsl) --------------------------

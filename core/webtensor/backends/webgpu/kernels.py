@@ -282,14 +282,25 @@ def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKG
     return "\n".join(lines + ["}"])
 
 
+def indent(lines) -> str:
+    """WGSL ``lines`` one level (four spaces) in, joined."""
+    return "\n".join("    " + line for line in lines)
+
+
+def _role_kernel(text: str, n_in: int, n_out: int, vec4s: int, role: str) -> Kernel:
+    """The Kernel of ``text`` in ``role`` (``header``): the redo kernel binds its list as one
+    more input, the flagging kernel its redo buffer as one more output."""
+    return Kernel(with_libraries(text), n_in + (role == "redo"), n_out + (role == "defer"),
+                  vec4s * 16)
+
+
 def render(template: str, n_in: int, n_out: int, slots: int, in0: str | None = None,
            role: str = "plain", **fields) -> Kernel:
     vec4s = uniform_vec4s(slots)
     text = Template(source(template)).substitute(
         header=header(n_in, n_out, vec4s, in0=in0, role=role), wg=WORKGROUP, n_in=n_in,
         n_out_binding=n_in + 1, **fields)
-    return Kernel(with_libraries(text), n_in + (role == "redo"), n_out + (role == "defer"),
-                  vec4s * 16)
+    return _role_kernel(text, n_in, n_out, vec4s, role)
 
 
 def program_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int,
@@ -302,8 +313,7 @@ def program_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int,
     def make(role: str) -> Kernel:
         text = "\n".join([header(n_in, n_out, vec4s, element, role=role), "", functions, "",
                           entry_point(body, items=items, wg=wg, role=role)])
-        return Kernel(with_libraries(text), n_in + (role == "redo"), n_out + (role == "defer"),
-                      vec4s * 16)
+        return _role_kernel(text, n_in, n_out, vec4s, role)
 
     return with_deferred_pair(make, functions + body)
 

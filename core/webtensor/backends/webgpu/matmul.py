@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from string import Template
+from typing import NamedTuple
 
 from ... import dtypes as _d
 from . import kernels
@@ -294,13 +295,25 @@ def small_items(strip: str, batch: int, m: int, n: int) -> int:
     return batch * (m * -(-n // 4) if strip == "j" else n * -(-m // 4))
 
 
-# Per strip axis: the work item's place, the stripped operand, the axis and its extent, the
-# operand's step along it, lane c's output offset ("{c}") and the condition that it exists.
+class _Strip(NamedTuple):
+    """How ``small_kernel`` walks strips along one axis (WGSL fragments)."""
+
+    locate: str  # the work item's row i, column j and batch z
+    operand: str  # the operand whose four lanes are loaded ("a" or "b")
+    axis: str  # the strip's axis variable ("i" or "j")
+    extent: str  # that axis's length ("M" or "N")
+    step: str  # the stripped operand's stride along it
+    lane_offset: str  # lane c's output offset from lane 0's ("{c}" is c)
+    lane_inside: str  # lane c lies in the matrix
+
+
 _STRIPS = {
-    "j": ("let strips = (N + 3u) / 4u;\nlet i = (t / strips) % M;\nlet j = 4u * (t % strips);\n"
-          "let z = t / (strips * M);", "b", "j", "N", "prm_i(13u)", "{c}u", "j + {c}u < N"),
-    "i": ("let strips = (M + 3u) / 4u;\nlet j = t % N;\nlet i = 4u * ((t / N) % strips);\n"
-          "let z = t / (N * strips);", "a", "i", "M", "prm_i(9u)", "{c}u * N", "i + {c}u < M"),
+    "j": _Strip("let strips = (N + 3u) / 4u;\nlet i = (t / strips) % M;\n"
+                "let j = 4u * (t % strips);\nlet z = t / (strips * M);",
+                "b", "j", "N", "prm_i(13u)", "{c}u", "j + {c}u < N"),
+    "i": _Strip("let strips = (M + 3u) / 4u;\nlet j = t % N;\n"
+                "let i = 4u * ((t / N) % strips);\nlet z = t / (N * strips);",
+                "a", "i", "M", "prm_i(9u)", "{c}u * N", "i + {c}u < M"),
 }
 
 
@@ -310,9 +323,10 @@ def small_kernel(dtype_name: str, slots: int, epilogue=_NO_EPILOGUE, strip: str 
     scalar = _CONV[t][0]
     _, n_in, n_out = epilogue
     head, uniform = header(["u32"] * (2 + n_in), ["u32"] * (1 + n_out), slots)
-    locate, op, along, size, step, lane_at, inside = _STRIPS[strip]
-    steps = [f"let {op}_step = {step};"]
-    steps += [f"let {op}{c} = i32(min({along} + {c}u, {size} - 1u) - {along}) * {op}_step;"
+    walk = _STRIPS[strip]
+    op, along = walk.operand, walk.axis
+    steps = [f"let {op}_step = {walk.step};"]
+    steps += [f"let {op}{c} = i32(min({along} + {c}u, {walk.extent} - 1u) - {along}) * {op}_step;"
               for c in range(1, 4)]
     buf = {"a": "in0", "b": "in1"}
     lanes = ", ".join(scalar.format(f"{buf[op]}[u32({op}_at{f' + {op}{c}' if c else ''})]")
@@ -321,19 +335,17 @@ def small_kernel(dtype_name: str, slots: int, epilogue=_NO_EPILOGUE, strip: str 
              else f"vec4<{t}>({scalar.format(f'{buf[o]}[u32({o}_at)]')})" for o in "ab"}
     stores = ["let o = (z * M + i) * N + j;"]
     for c, part in enumerate("xyzw"):
-        at = "o" if c == 0 else f"o + {lane_at.format(c=c)}"
+        at = "o" if c == 0 else f"o + {walk.lane_offset.format(c=c)}"
         line = f"out0[{at}] = {_store(dtype_name, t, f'acc.{part}', at, epilogue)};"
-        stores += [line] if c == 0 else [f"if ({inside.format(c=c)}) {{", "    " + line, "}"]
+        stores += [line] if c == 0 else [f"if ({walk.lane_inside.format(c=c)}) {{", "    " + line,
+                                         "}"]
     text = Template(kernels.source("matmul_small")).substitute(
         header=head, T=t, mac=_SMALL_MAC[t], lanes=4, load_a=loads["a"], load_b=loads["b"],
-        locate=_indent(locate.splitlines()), steps=_indent(steps), stores=_indent(stores),
+        locate=kernels.indent(walk.locate.splitlines()), steps=kernels.indent(steps),
+        stores=kernels.indent(stores),
         main=kernels.entry_point("        store_outputs(t);", count="prm(6u)", items=1))
     return Kernel(kernels.with_libraries(_with_epilogue(text, head, epilogue)), 2 + n_in,
                   1 + n_out, uniform)
-
-
-def _indent(lines) -> str:
-    return "\n".join("    " + line for line in lines)
 
 
 def _any_loader(operand: str, mode: str, spec: _AnySpec) -> str:

@@ -17,9 +17,10 @@
 // extra slot [0] the updates' offset (elements).
 ${header}
 
-const SUM_SLOT: u32 = 132u;
-const SUM_WINDOWS: u32 = 32u;  // windows (and carry counts) per sign: see scatter_sum_add.wgsl
-const SUM_SPECIAL: u32 = 128u;
+const SUM_WINDOW_BITS: u32 = ${window_bits}u;  // see scatter_sum_add.wgsl
+const SUM_WINDOWS: u32 = ${windows}u;
+const SUM_SPECIAL: u32 = 4u * SUM_WINDOWS;
+const SUM_SLOT: u32 = SUM_SPECIAL + 4u;
 const INT_WORDS: u32 = 10u;  // the sums as plain 320-bit integers (bit 0 = 2^-149)
 const PARTS: u32 = ${parts}u;
 // the result format: significand bits, the lowest bit position (of 2^-149) its smallest
@@ -60,11 +61,11 @@ fn from_windows(first: u32) -> array<u32, INT_WORDS> {
     for (var w = 0u; w < SUM_WINDOWS; w = w + 1u) {
         let x = in0[first + w];
         if (x != 0u) {
-            add_shifted(&d, x, 8u * w);
+            add_shifted(&d, x, SUM_WINDOW_BITS * w);
         }
         let c = in0[first + SUM_WINDOWS + w];
         if (c != 0u) {
-            add_shifted(&d, c, 8u * w + 32u);
+            add_shifted(&d, c, SUM_WINDOW_BITS * w + 32u);
         }
     }
     return d;

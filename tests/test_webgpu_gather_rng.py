@@ -470,13 +470,15 @@ def test_scatter_add_exact_sums_special_values(dt, exact_sums):
 
 
 @pytest.mark.parametrize("index_dt", (wt.int32, wt.int64), ids=str)
-def test_scatter_add_exact_sums_special_values_among_many_updates(index_dt, exact_sums):
-    """Zeros, NaN (distinct payloads) and infinities sprinkled through 40,000 updates, so
-    they fall in different vectors, items and invocations of the vector pass (which marks
-    them in a second walk over an invocation's updates), and targets that only ever get -0.0
-    or nothing: the CPU device's bytes."""
+@pytest.mark.parametrize("n", (40_000, 300_000))
+def test_scatter_add_exact_sums_special_values_among_many_updates(index_dt, n, exact_sums):
+    """Zeros, NaN (distinct payloads) and infinities sprinkled through the updates, so they
+    fall in different vectors, items and invocations of the vector pass (which marks them in a
+    second walk over an invocation's updates: in the kernel itself for 40,000 updates, in the
+    deferred pair's second kernel on CPU adapters for 300,000), and targets that only ever
+    get -0.0 or nothing: the CPU device's bytes."""
     rng = np.random.default_rng(7)
-    n, slots = 40_000, 12
+    slots = 12
     idx = rng.integers(0, slots - 2, n)  # the last two targets get only zeros, or nothing
     upd = rng.standard_normal(n).astype(np.float32)
     spots = rng.choice(n, 60, replace=False)

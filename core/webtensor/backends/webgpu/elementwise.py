@@ -144,10 +144,11 @@ def _fill(dev, out, value) -> bool:
     if len(pattern) < 4:
         pattern = pattern * (4 // len(pattern))
     words = [int.from_bytes(pattern[i:i + 4], "little") for i in range(0, len(pattern), 4)]
-    threads = -(-out.size * out.dtype.itemsize // 4)
-    params = Params(out.size, threads)
-    params.add(*words)
-    dev.launch(kernels.fill_kernel(len(words)), [out._data], params, kernels.groups_for(threads))
+    total = -(-out.size * out.dtype.itemsize // 4)
+    vectors = -(-total // 4)
+    params = Params(out.size, vectors)
+    params.add(*(words * (4 // len(words))), total)
+    dev.launch(kernels.fill_vec4_kernel(), [out._data], params, kernels.map_groups(vectors))
     return True
 
 

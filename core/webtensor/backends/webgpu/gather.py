@@ -61,7 +61,7 @@ does a racy read-modify-write:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from string import Template
 
@@ -253,10 +253,16 @@ def scatter_apply_kernel(kind: str, itemsize: int, op: str, slots: int) -> Kerne
 
 # -- exact float sums (shaders/scatter_sum_add.wgsl, scatter_sum.wgsl) --------------------------
 
-SUM_SLOT = 132  # accumulator words per target (and complex part): see scatter_sum_add.wgsl
+# An update adds its significand (24 bits) shifted by its exponent modulo SUM_WINDOW_BITS to one
+# window word, so a word wraps once in about 2^(8 - SUM_WINDOW_BITS) adds, and the carry count's
+# atomic sits behind a branch that SIMD groups rarely take (narrower windows: wider slots).
+SUM_WINDOW_BITS = 4
+SUM_WINDOWS = 253 // SUM_WINDOW_BITS + 1  # float32 exponents (bits 2^-149 to 2^104 of terms)
+SUM_SLOT = 4 * SUM_WINDOWS + 4  # accumulator words per target (and complex part)
+_SUM_FIELDS = {"window_bits": SUM_WINDOW_BITS, "windows": SUM_WINDOWS}
 SUM_STORAGES = ("f32", "f16", "bf16", "c64")
-SUM_WORDS_PER_UPDATE = 4  # accumulator words the exact sums may take per update
-SUM_WORDS_MIN = 1 << 16  # ... and at least (256 KiB: small scatters take them whatever n)
+SUM_WORDS_PER_UPDATE = 8  # accumulator words the exact sums may take per update
+SUM_WORDS_MIN = 1 << 17  # ... and at least (512 KiB: small scatters take them whatever n)
 # vectors of four updates one invocation of the vector-load pass takes (SwiftShader and lavapipe
 # measured fastest at 8-16; 1M updates still make 512 workgroups)
 SUM_VEC4_ITEMS = 8
@@ -299,6 +305,10 @@ def _sum_access(storage: str) -> str:
             f"fn finish(v: u32) -> u32 {{\n    return {finish};\n}}")
 
 
+def _sum_library() -> str:
+    return "\n" + Template(kernels.source("scatter_sum_add")).substitute(_SUM_FIELDS)
+
+
 @lru_cache(maxsize=16)
 def sum_add_kernel(storage: str, layout, slots: int) -> Kernel:
     """The update pass of the exact sums: every update into its target's accumulator."""
@@ -315,12 +325,52 @@ def sum_add_kernel(storage: str, layout, slots: int) -> Kernel:
     body += ["if (!index_in_range(i)) {", "    atomicOr(&out0[extra(3u)], 1u);", "}"]
     return _render_update(["u32", "u32"], "u32", layout, slots,
                           f"This one: exact sum, {storage}.", body,
-                          lib="\n" + kernels.source("scatter_sum_add"))
+                          lib=_sum_library())
+
+
+_VEC4_WALK = """\
+for (var item = 0u; item < ${items}u; item = item + 1u) {
+    let q = first + item * stride;
+    if (4u * q >= prm(1u)) {
+        break;
+    }
+    ${step}
+}"""
+_VEC4_MAIN = {  # the entry point by role (kernels.entry_point's roles)
+    "plain": ("var flags = 0u;", "flags = flags | add_vector(q);",
+              "if ((flags & 2u) != 0u) {\n${walk}\n}"),
+    "defer": ("var flags = 0u;", "flags = flags | add_vector(q);",
+              "if ((flags & 2u) != 0u) {\n    defer_invocation(first, stride);\n}"),
+}
+
+
+def _vec4_main(role: str) -> str:
+    grid = ("@compute @workgroup_size({wg})\n"
+            "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
+            "@builtin(num_workgroups) nwg: vec3<u32>) {{\n{body}\n}}")
+    walk = Template(_VEC4_WALK)
+    if role == "redo":  # the listed invocations' marking walks
+        body = [f"let slot = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {kernels.REDO_GROUP}u;",
+                "if (slot >= redo_list[3]) {", "    return;", "}",
+                f"let first = redo_list[{kernels.REDO_HEADER}u + slot];",
+                "let stride = redo_list[4];",
+                walk.substitute(items=SUM_VEC4_ITEMS, step="mark_vector(q);")]
+        return grid.format(wg=kernels.REDO_GROUP, body=kernels.indent("\n".join(body).split("\n")))
+    init, step, after = _VEC4_MAIN[role]
+    marking = kernels.indent(walk.substitute(items=SUM_VEC4_ITEMS, step="mark_vector(q);")
+                             .split("\n"))
+    body = [f"let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {kernels.WORKGROUP}u;",
+            f"let stride = nwg.x * nwg.y * nwg.z * {kernels.WORKGROUP}u;", init,
+            walk.substitute(items=SUM_VEC4_ITEMS, step=step),
+            Template(after).substitute(walk=marking),
+            "if ((flags & 1u) != 0u) {", "    atomicOr(&out0[prm(8u)], 1u);", "}"]
+    return grid.format(wg=kernels.WORKGROUP, body=kernels.indent("\n".join(body).split("\n")))
 
 
 @lru_cache(maxsize=4)
 def sum_add_vec4_kernel(index_words: int) -> Kernel:
-    """The update pass of the exact float32 sums for contiguous 1-D indices and updates."""
+    """The update pass of the exact float32 sums for contiguous 1-D indices and updates, with
+    its deferred pair (the marking of zeros, NaN and infinities: ``_VEC4_MAIN``)."""
     if index_words == 1:
         load = "let v = in0[prm(4u) + q];\nlet high = vec4<u32>(0u);"
     else:  # two int64 indices per vector: their low and high words
@@ -328,9 +378,15 @@ def sum_add_vec4_kernel(index_words: int) -> Kernel:
                 "let b = in0[prm(4u) + 2u * q + 1u];\n"
                 "let v = vec4<u32>(a.x, a.z, b.x, b.z);\n"
                 "let high = vec4<u32>(a.y, a.w, b.y, b.w);")
-    return _render("scatter_sum_vec4", ["vec4<u32>", "vec4<u32>"], ["atomic<u32>"], 9,
-                   lib="\n" + kernels.source("scatter_sum_add"), what="",
-                   load=_block(load.splitlines(), 2), items=SUM_VEC4_ITEMS)
+    vec4s = kernels.uniform_vec4s(9)
+
+    def make(role: str) -> Kernel:
+        head = kernels.header(2, 1, vec4s, "vec4<u32>", role=role, out="atomic<u32>")
+        text = Template(kernels.source("scatter_sum_vec4")).substitute(
+            header=head, load=kernels.indent(load.splitlines()), main=_vec4_main(role))
+        return kernels._role_kernel(text + _sum_library(), 2, 1, vec4s, role)
+
+    return replace(make("plain"), deferred=(make("defer"), make("redo")))
 
 
 def _vec4_ok(layout, indices, updates) -> bool:
@@ -350,7 +406,7 @@ def sum_result_kernel(storage: str, slots: int) -> Kernel:
     return _render("scatter_sum", ["u32", "u32"], ["atomic<u32>"], slots,
                    what=f"This one: {storage}.", parts=2 if storage == "c64" else 1,
                    p_bits=p_bits, q_min=q_min, inf=inf, sign=sign,
-                   format=_sum_access(storage))
+                   format=_sum_access(storage), **_SUM_FIELDS)
 
 
 # -- the ordered combine: per dtype, how a run folds (see shaders/scatter_ordered.wgsl) --------

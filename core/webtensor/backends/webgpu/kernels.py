@@ -222,11 +222,11 @@ def uniform_vec4s(slots: int) -> int:
 
 
 def header(n_in: int, n_out: int, vec4s: int, element: str = "u32",
-           in0: str | None = None, role: str = "plain") -> str:
-    """The bindings (storage buffers as ``array<element>``, ``in0`` as ``array<in0>`` if given)
-    and params.wgsl.  ``role``: ``"plain"``, or the flagging (``"defer"``: the redo buffer
-    after the outputs) or redo (``"redo"``: its list after the inputs) kernel of a deferred
-    pair (``RARE_PATHS``)."""
+           in0: str | None = None, role: str = "plain", out: str | None = None) -> str:
+    """The bindings (storage buffers as ``array<element>``, ``in0`` as ``array<in0>`` and the
+    outputs as ``array<out>`` if given) and params.wgsl.  ``role``: ``"plain"``, or the
+    flagging (``"defer"``: the redo buffer after the outputs) or redo (``"redo"``: its list
+    after the inputs) kernel of a deferred pair (``RARE_PATHS``)."""
     lines = [f"@group(0) @binding(0) var<uniform> P: array<vec4<u32>, {vec4s}>;"]
     for i in range(n_in):
         kind = in0 if i == 0 and in0 else element
@@ -237,7 +237,7 @@ def header(n_in: int, n_out: int, vec4s: int, element: str = "u32",
         first_out += 1
     for i in range(n_out):
         lines.append(f"@group(0) @binding({first_out + i}) var<storage, read_write> out{i}: "
-                     f"array<{element}>;")
+                     f"array<{out or element}>;")
     params = source("params")
     if role == "defer":
         lines.append(f"@group(0) @binding({first_out + n_out}) var<storage, read_write> redo: "
@@ -501,6 +501,22 @@ def assign_packed_kernel(storage: str, contiguous_src: bool, slots: int) -> Kern
 @lru_cache(maxsize=16)
 def fill_kernel(words: int) -> Kernel:
     return render("fill", 0, 1, 8, words=words)
+
+
+@cache
+def fill_vec4_kernel() -> Kernel:
+    """Fill a fresh buffer's first ``total`` words with a pattern of 1, 2 or 4 words, a vec4 at
+    a time (CPU adapters pay per invocation and per store).  Params: [1] n, [2] vectors,
+    [3] 0, [4..8) the pattern repeated to four words, [8] total; the last vector keeps the
+    words past ``total`` (another view's, where ``out`` is a prefix of its buffer)."""
+    body = ("let pattern = vec4<u32>(prm(4u), prm(5u), prm(6u), prm(7u));\n"
+            "let rest = prm(8u) - 4u * t;\n"
+            "if (rest >= 4u) {\n"
+            "    out0[t] = pattern;\n"
+            "} else {\n"
+            "    out0[t] = select(out0[t], pattern, vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(rest));\n"
+            "}")
+    return program_kernel("", body, 0, 1, 9, element="vec4<u32>")
 
 
 # -- parameters ----------------------------------------------------------------------------------

@@ -130,39 +130,34 @@ def count_nonzero(x, /, axis=None, *, keepdims: bool = False) -> Tensor:
 
 # -- searchsorted -----------------------------------------------------------------------------------
 
-def _nan_less(a: Tensor, b: Tensor) -> Tensor:
-    """``a < b`` in sort order: NaN is greater than every number (NumPy's ordering)."""
-    less = ew.less(a, b)
-    if a.dtype.kind != "f":
-        return less
-    return ew.logical_or(less, ew.logical_and(ew.isnan(b), ew.logical_not(ew.isnan(a))))
-
-
-def _before(val: Tensor, v: Tensor, side: str) -> Tensor:
-    """True where ``v`` goes after ``val`` (left: ``val < v``; right: ``val <= v``)."""
-    if side == "left":
-        return _nan_less(val, v)
-    return ew.logical_not(_nan_less(v, val))
-
-
 def _binary_search(a: Tensor, v: Tensor, side: str) -> Tensor:
     """Insertion positions of the 1-D ``v`` in the sorted 1-D ``a``: a branch-free lower bound
     on one halving schedule for every element of ``v``.  The answer stays in ``[base, base +
     length]``: ``base`` moves up by ``half`` where ``a[base + half]`` goes before ``v``, the
     length shrinks by ``half`` either way, so every probe lies inside ``a`` (no bounds test);
-    the last probe decides between ``base`` and ``base + 1``.  Four ops per halving."""
+    the last probe decides between ``base`` and ``base + 1``.  Three ops and a gather per
+    halving, on int32 positions (int64 costs GPUs two words per op).
+
+    NaN sorts last, so ``a``'s NaN (if any) are its tail: a comparison with one is False,
+    which is what a number ``v`` needs (``a[k] < v``, or ``<=`` for side right); a NaN ``v``
+    goes before ``a``'s first NaN (left) or after its last (right), fixed up at the end."""
     n = a.shape[0]
-    base = _r.full(v.shape, 0, _d.int64, v.device)
     if n == 0:
-        return base
+        return _r.full(v.shape, 0, _d.int64, v.device)
+    index = _d.int32 if n < 2**31 - 1 else _d.int64
+    goes_after = ew.less if side == "left" else ew.less_equal
+    base = _r.full(v.shape, 0, index, v.device)
     length = n
     while length > 1:
         half = length // 2
         cand = ew.add(base, half)
-        base = ew.where(_before(_r.gather(a, 0, cand), v, side), cand, base)
+        base = ew.where(goes_after(_r.gather(a, 0, cand), v), cand, base)
         length -= half
-    last = _before(_r.gather(a, 0, base), v, side)
-    return ew.add(base, cast(last, _d.int64, weak=False))
+    found = ew.add(base, cast(goes_after(_r.gather(a, 0, base), v), index, weak=False))
+    if a.dtype.kind == "f":
+        nan_at = n if side == "right" else count_nonzero(ew.logical_not(ew.isnan(a)))
+        found = ew.where(ew.isnan(v), nan_at, found)
+    return cast(found, _d.int64, weak=False)
 
 
 def searchsorted(x1, x2, /, *, side: str = "left", sorter=None) -> Tensor:

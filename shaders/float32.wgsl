@@ -142,11 +142,12 @@ fn expm1_poly(r: f32) -> f32 {
     return r + opq(opq(r * r) * q);
 }
 
-// e^x = 2^k (1 + p): returns (k, p), for |x| < 104.
+// e^x = 2^k (1 + p): returns (k, p), for |x| < 104.  p is opaque: callers add it to 1 (or to
+// 1 - 2^-k) once, and a compiler reassociating 1 + (r + t) to (1 + r) + t rounds twice.
 fn exp_split(x: f32) -> vec2<f32> {
     let k = round(x * INV_LN2_HI);
     let r = opq(x - k * LN2_CW_HI) - k * LN2_CW_LO;
-    return vec2<f32>(k, expm1_poly(r));
+    return vec2<f32>(k, opq(expm1_poly(r)));
 }
 
 fn exp_f32(x: f32) -> f32 {
@@ -969,7 +970,7 @@ fn pow_core(ax: f32, y: f32) -> f32 {
     let k = round(w.x);  // scale_f32 overflows to inf or underflows to 0 past the range
     let f = opq(w.x - k) + w.y;
     let r = f * LN2_HI + f * LN2_LO;
-    return scale_f32(1.0 + expm1_poly(r), i32(k));
+    return scale_f32(1.0 + opq(expm1_poly(r)), i32(k));  // (opaque: see exp_split)
 }
 
 fn is_int_f32(y: f32) -> bool {

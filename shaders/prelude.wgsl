@@ -56,15 +56,14 @@ fn pow2_f32(k: i32) -> f32 {
     return bitcast<f32>(u32(k + 127) << 23u);
 }
 
-// x * 2^k with one rounding, for x in [0.5, 4) and any k (overflow -> inf, underflow -> 0).
+// x * 2^k with one rounding, for x in [0.5, 4) and any k (overflow -> inf, underflow -> 0):
+// 2^k in two normal factors where it is not one (the first product is exact then), chosen by
+// selects (CPU adapters run both sides of a branch, and pay for the branch).
 fn scale_f32(x: f32, k: i32) -> f32 {
-    if (k > 127) {
-        return opq(x * pow2_f32(127)) * pow2_f32(min(k - 127, 127));
-    }
-    if (k < -126) {
-        return opq(x * pow2_f32(-126)) * pow2_f32(max(k + 126, -126));
-    }
-    return x * pow2_f32(k);
+    let k1 = clamp(k, -126, 127);
+    let k2 = clamp(k - k1, -126, 127);
+    let p = opq(x * pow2_f32(k1));
+    return select(p * pow2_f32(k2), p, k2 == 0);
 }
 
 // -- integer -> float32, rounded to nearest even (WGSL leaves the direction unspecified) --------

@@ -116,6 +116,34 @@ def test_to_device_round_trip(dt):
     assert wt.asarray(vals, dtype=dt, device=GPU).tobytes() == c.tobytes()
 
 
+@pytest.mark.parametrize("n", [4, 8, 36])
+def test_byte_elements_four_per_invocation(n):
+    """bool, int8 and uint8 operands and results take the four-per-invocation kernels (four
+    elements are one word): aligned views, views starting mid-word (the scalar kernel),
+    broadcast rows and scalars, sign extension; the CPU's values."""
+    rnd = random.Random(n)
+    floats = [rnd.uniform(-2, 2) for _ in range(n + 4)]
+    ints = [rnd.randrange(-128, 128) for _ in range(n + 4)]
+    def run(device):
+        x = wt.asarray(floats, dtype=wt.float32, device=device)
+        i8 = wt.asarray(ints, dtype=wt.int8, device=device)
+        u8 = wt.asarray([v % 256 for v in ints], dtype=wt.uint8, device=device)
+        out = []
+        for start in (0, 4, 1):  # whole words, the next word, mid-word
+            a, b, c = x[start:start + n], i8[start:start + n], u8[start:start + n]
+            mask = a > 0.25
+            out += [mask, mask & (b < 0), wt.where(mask, a, -1.0), wt.where(mask, b, c),
+                    b + b, c * c, b.astype(wt.float32), mask.astype(wt.int32),
+                    a.astype(wt.int8), wt.logical_not(mask), b == 3]
+        rows = x[:n].reshape(-1, 4)
+        out += [rows > wt.asarray([[0.0, 1.0, -1.0, 0.5]], device=device),
+                wt.where(x[:n] > 0, wt.asarray(True, device=device), x[:n] < -1),
+                wt.where(wt.asarray([[True]], device=device) & (rows > 0),
+                         i8[:n].reshape(-1, 4), wt.asarray(7, dtype=wt.int8, device=device))]
+        return [(r.dtype, r.shape, r.tolist()) for r in out]
+    assert run(GPU) == run(CPU)
+
+
 def test_exp_rounds_once_where_it_should():
     """exp = 2^k (1 + p) rounds once, at 1 + p: a compiler that reassociates 1 + (r + t) into
     (1 + r) + t rounds twice and leaves about a quarter of the results 1 ULP off instead of a

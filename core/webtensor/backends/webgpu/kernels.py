@@ -411,7 +411,11 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
 # about 3x faster on Chromium's SwiftShader (bench/browser/overhead.py's chain split).
 
 LANES = 4
-VEC4_STORAGES = ("f32", "i32", "u32")
+# 8-bit storages hold the four elements of an invocation in one word (a vec4's component):
+# a bool result of 32-bit operands is one word store, a bool operand one word load.
+_BYTE_LANE = {"bool": "((({w} >> {s}) & 0xffu) != 0u)", "u8": "(({w} >> {s}) & 0xffu)",
+              "i8": "(bitcast<i32>((({w} >> {s}) & 0xffu) << 24u) >> 24u)"}
+VEC4_STORAGES = ("f32", "i32", "u32", *_BYTE_LANE)
 # SwiftShader runs 256-invocation workgroups of a vec4 kernel 10-20% faster than 64-invocation
 # ones (fewer workgroups to set up); GPUs don't mind.
 VEC4_WORKGROUP = 256
@@ -436,6 +440,14 @@ def vec4_kind(shape, strides, offset: int) -> str | None:
 def vec4_load(kind: str, storage: str, j: int, buf: str, index: str) -> tuple[list, list]:
     """(WGSL lines loading operand ``j`` at element ``index`` (the first lane's), the value of
     each lane)."""
+    if storage in _BYTE_LANE:  # element k: byte k % 4 of word k / 4, a vec4's component
+        lane = _BYTE_LANE[storage]
+        if kind == "vec":
+            lines = [f"let w{j} = ({index}) >> 2u;", f"let x{j} = {buf}[w{j} >> 2u][w{j} & 3u];"]
+            return lines, [lane.format(w=f"x{j}", s=f"{8 * k}u") for k in range(LANES)]
+        word = f"{buf}[k{j} >> 4u][(k{j} >> 2u) & 3u]"
+        return [f"let k{j} = {index};",
+                f"let x{j} = {lane.format(w=word, s=f'((k{j} & 3u) * 8u)')};"], [f"x{j}"] * LANES
     if kind == "vec":
         load = _VEC4_LOAD[storage].format(v=f"{buf}[({index}) >> 2u]")
         return [f"let x{j} = {load};"], [f"x{j}[{lane}]" for lane in range(LANES)]
@@ -445,7 +457,12 @@ def vec4_load(kind: str, storage: str, j: int, buf: str, index: str) -> tuple[li
 
 def vec4_store(storage: str, buf: str, lanes) -> str:
     store = STORAGE[storage].store
-    return f"{buf}[t] = vec4<u32>({', '.join(store.format(v=v) for v in lanes)});"
+    values = ", ".join(store.format(v=v) for v in lanes)
+    if storage in _BYTE_LANE:  # invocation t's four elements: word t
+        r = f"bytes_{buf}"
+        return (f"let {r} = vec4<u32>({values});\n    {buf}[t >> 2u][t & 3u] = "
+                f"{r}.x | ({r}.y << 8u) | ({r}.z << 16u) | ({r}.w << 24u);")
+    return f"{buf}[t] = vec4<u32>({values});"
 
 
 @lru_cache(maxsize=1024)

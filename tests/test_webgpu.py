@@ -144,6 +144,58 @@ def test_byte_elements_four_per_invocation(n):
     assert run(GPU) == run(CPU)
 
 
+@pytest.mark.parametrize("n", [4, 8, 36])
+def test_eight_byte_elements_four_per_invocation(n):
+    """int64, uint64 and complex64 operands and results take the four-per-invocation kernels
+    (two vec4s per invocation): aligned views, views starting mid-vector (the scalar kernel),
+    broadcast rows and scalars (an odd element: the vec4's upper half); the CPU's values."""
+    rnd = random.Random(n)
+    ints = [rnd.randrange(-(1 << 40), 1 << 40) for _ in range(n + 4)]
+    floats = [rnd.uniform(-2, 2) for _ in range(n + 4)]
+    def run(device):
+        i = wt.asarray(ints, dtype=wt.int64, device=device)
+        u = wt.asarray([v % (1 << 64) for v in ints], dtype=wt.uint64, device=device)
+        x = wt.asarray(floats, dtype=wt.float32, device=device)
+        z = wt.asarray([complex(a, b) for a, b in zip(floats, reversed(floats))],
+                       dtype=wt.complex64, device=device)
+        out = []
+        for start in (0, 4, 1, 2):
+            a, b, c, w = (t[start:start + n] for t in (i, u, x, z))
+            out += [a + a, a * 3, a < 0, wt.where(a > 0, a, -a), b >> 3, b + b,
+                    c.astype(wt.int64), a.astype(wt.float32), w * w, w + 1.5, wt.abs(w),
+                    w.real, wt.where(c > 0, w, a.astype(wt.complex64))]
+        rows = i[:n].reshape(-1, 4)
+        out += [rows + i[4:8], i[:n] * i[3], z[:n] * z[1], u[:n] - u[7]]
+        return [(r.dtype, r.shape, r.tolist()) for r in out]
+    assert run(GPU) == run(CPU)
+
+
+@pytest.mark.parametrize("n", [4, 8, 36])
+def test_two_byte_elements_four_per_invocation(n):
+    """float16, bfloat16, int16 and uint16 operands and results take the four-per-invocation
+    kernels (two words per invocation): aligned views, views starting mid-word or on an odd
+    word pair (the scalar kernel), broadcast rows and scalars; the CPU's values."""
+    rnd = random.Random(n)
+    floats = [rnd.uniform(-3, 3) for _ in range(n + 4)]
+    ints = [rnd.randrange(-(1 << 15), 1 << 15) for _ in range(n + 4)]
+    def run(device):
+        h = wt.asarray(floats, dtype=wt.float16, device=device)
+        g = wt.asarray(floats, dtype=wt.bfloat16, device=device)
+        i = wt.asarray(ints, dtype=wt.int16, device=device)
+        u = wt.asarray([v % (1 << 16) for v in ints], dtype=wt.uint16, device=device)
+        x = wt.asarray(floats, dtype=wt.float32, device=device)
+        out = []
+        for start in (0, 4, 1, 2):
+            a, b, c, d, e = (t[start:start + n] for t in (h, g, i, u, x))
+            out += [a * a, a + 0.1, b * b, b - 1.5, c + c, c >> 2, d * d, d > 100,
+                    a.astype(wt.float32), e.astype(wt.float16), e.astype(wt.bfloat16),
+                    c.astype(wt.float32), wt.where(e > 0, a, -a), wt.where(c > 0, d, u[2])]
+        rows = h[:n].reshape(-1, 4)
+        out += [rows * h[4:8], h[:n] * h[3], i[:n] - i[5], g[:n] + g[1]]
+        return [(r.dtype, r.shape, r.tolist()) for r in out]
+    assert run(GPU) == run(CPU)
+
+
 def test_exp_rounds_once_where_it_should():
     """exp = 2^k (1 + p) rounds once, at 1 + p: a compiler that reassociates 1 + (r + t) into
     (1 + r) + t rounds twice and leaves about a quarter of the results 1 ULP off instead of a

@@ -415,7 +415,14 @@ LANES = 4
 # a bool result of 32-bit operands is one word store, a bool operand one word load.
 _BYTE_LANE = {"bool": "((({w} >> {s}) & 0xffu) != 0u)", "u8": "(({w} >> {s}) & 0xffu)",
               "i8": "(bitcast<i32>((({w} >> {s}) & 0xffu) << 24u) >> 24u)"}
-VEC4_STORAGES = ("f32", "i32", "u32", *_BYTE_LANE)
+# 16-bit storages hold them in two words (half a vec4), the low half of a word first.
+_HALF_LANE = {"u16": "(({w} >> {s}) & 0xffffu)",
+              "i16": "(bitcast<i32>((({w} >> {s}) & 0xffffu) << 16u) >> 16u)",
+              "f16": "f16_bits_to_f32((({w} >> {s}) & 0xffffu))",
+              "bf16": "bf16_bits_to_f32((({w} >> {s}) & 0xffffu))"}
+# 8-byte storages hold them in two vec4s (two words, x and y, per element).
+_PAIR_CAST = {"i64": "{v}", "u64": "{v}", "c64": "bitcast<vec2<f32>>({v})"}
+VEC4_STORAGES = ("f32", "i32", "u32", *_BYTE_LANE, *_HALF_LANE, *_PAIR_CAST)
 # SwiftShader runs 256-invocation workgroups of a vec4 kernel 10-20% faster than 64-invocation
 # ones (fewer workgroups to set up); GPUs don't mind.
 VEC4_WORKGROUP = 256
@@ -448,6 +455,26 @@ def vec4_load(kind: str, storage: str, j: int, buf: str, index: str) -> tuple[li
         word = f"{buf}[k{j} >> 4u][(k{j} >> 2u) & 3u]"
         return [f"let k{j} = {index};",
                 f"let x{j} = {lane.format(w=word, s=f'((k{j} & 3u) * 8u)')};"], [f"x{j}"] * LANES
+    if storage in _HALF_LANE:  # element k: half k % 2 of word k / 2
+        lane = _HALF_LANE[storage]
+        if kind == "vec":  # words k / 2 and k / 2 + 1 (k a multiple of 4): a vec4's half
+            lines = [f"let w{j} = ({index}) >> 1u;", f"let q{j} = {buf}[w{j} >> 2u];",
+                     f"let x{j} = select(q{j}.xy, q{j}.zw, (w{j} & 2u) != 0u);"]
+            return lines, [lane.format(w=f"x{j}.{c}", s=f"{h}u")
+                           for c in "xy" for h in (0, 16)]
+        word = f"{buf}[k{j} >> 3u][(k{j} >> 1u) & 3u]"
+        return [f"let k{j} = {index};",
+                f"let x{j} = {lane.format(w=word, s=f'((k{j} & 1u) * 16u)')};"], [f"x{j}"] * LANES
+    if storage in _PAIR_CAST:  # element k: words 2k, 2k + 1, half of vec4 k / 2
+        cast = _PAIR_CAST[storage]
+        if kind == "vec":
+            lines = [f"let w{j} = ({index}) >> 1u;", f"let x{j} = {buf}[w{j}];",
+                     f"let y{j} = {buf}[w{j} + 1u];"]
+            halves = [f"x{j}.xy", f"x{j}.zw", f"y{j}.xy", f"y{j}.zw"]
+            return lines, [cast.format(v=h) for h in halves]
+        lines = [f"let k{j} = {index};", f"let q{j} = {buf}[k{j} >> 1u];",
+                 f"let x{j} = {cast.format(v=f'select(q{j}.xy, q{j}.zw, (k{j} & 1u) == 1u)')};"]
+        return lines, [f"x{j}"] * LANES
     if kind == "vec":
         load = _VEC4_LOAD[storage].format(v=f"{buf}[({index}) >> 2u]")
         return [f"let x{j} = {load};"], [f"x{j}[{lane}]" for lane in range(LANES)]
@@ -462,6 +489,14 @@ def vec4_store(storage: str, buf: str, lanes) -> str:
         r = f"bytes_{buf}"
         return (f"let {r} = vec4<u32>({values});\n    {buf}[t >> 2u][t & 3u] = "
                 f"{r}.x | ({r}.y << 8u) | ({r}.z << 16u) | ({r}.w << 24u);")
+    if storage in _HALF_LANE:  # invocation t's four elements: words 2t, 2t + 1
+        v = [store.format(v=lane) for lane in lanes]
+        return (f"{buf}[t >> 1u][(t & 1u) * 2u] = {v[0]} | ({v[1]} << 16u);\n"
+                f"    {buf}[t >> 1u][(t & 1u) * 2u + 1u] = {v[2]} | ({v[3]} << 16u);")
+    if storage in _PAIR_CAST:  # invocation t's four elements: vec4s 2t and 2t + 1
+        v = [store.format(v=lane) for lane in lanes]
+        return (f"{buf}[2u * t] = vec4<u32>({v[0]}, {v[1]});\n"
+                f"    {buf}[2u * t + 1u] = vec4<u32>({v[2]}, {v[3]});")
     return f"{buf}[t] = vec4<u32>({values});"
 
 

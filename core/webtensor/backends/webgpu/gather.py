@@ -328,49 +328,38 @@ def sum_add_kernel(storage: str, layout, slots: int) -> Kernel:
                           lib=_sum_library())
 
 
-_VEC4_WALK = """\
+def _vec4_main(role: str) -> str:
+    """The vector pass's entry point by role (``kernels.entry_point``'s roles): the flags of
+    every vector of the invocation, then (where a zero, NaN or infinity was met) its marking
+    walk (plain) or its listing for the redo kernel (defer), which runs only the walk."""
+    walk = kernels.entry_point("        mark_vector(q);", "q", items=SUM_VEC4_ITEMS, role="redo")
+    if role == "redo":
+        return walk
+    items = Template("""\
 for (var item = 0u; item < ${items}u; item = item + 1u) {
     let q = first + item * stride;
-    if (4u * q >= prm(1u)) {
+    if (q >= prm(2u)) {
         break;
     }
     ${step}
-}"""
-_VEC4_MAIN = {  # the entry point by role (kernels.entry_point's roles)
-    "plain": ("var flags = 0u;", "flags = flags | add_vector(q);",
-              "if ((flags & 2u) != 0u) {\n${walk}\n}"),
-    "defer": ("var flags = 0u;", "flags = flags | add_vector(q);",
-              "if ((flags & 2u) != 0u) {\n    defer_invocation(first, stride);\n}"),
-}
-
-
-def _vec4_main(role: str) -> str:
-    grid = ("@compute @workgroup_size({wg})\n"
-            "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
-            "@builtin(num_workgroups) nwg: vec3<u32>) {{\n{body}\n}}")
-    walk = Template(_VEC4_WALK)
-    if role == "redo":  # the listed invocations' marking walks
-        body = [f"let slot = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {kernels.REDO_GROUP}u;",
-                "if (slot >= redo_list[3]) {", "    return;", "}",
-                f"let first = redo_list[{kernels.REDO_HEADER}u + slot];",
-                "let stride = redo_list[4];",
-                walk.substitute(items=SUM_VEC4_ITEMS, step="mark_vector(q);")]
-        return grid.format(wg=kernels.REDO_GROUP, body=kernels.indent("\n".join(body).split("\n")))
-    init, step, after = _VEC4_MAIN[role]
-    marking = kernels.indent(walk.substitute(items=SUM_VEC4_ITEMS, step="mark_vector(q);")
-                             .split("\n"))
+}""")
+    special = (items.substitute(items=SUM_VEC4_ITEMS, step="mark_vector(q);")
+               if role == "plain" else "defer_invocation(first, stride);")
     body = [f"let first = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * {kernels.WORKGROUP}u;",
-            f"let stride = nwg.x * nwg.y * nwg.z * {kernels.WORKGROUP}u;", init,
-            walk.substitute(items=SUM_VEC4_ITEMS, step=step),
-            Template(after).substitute(walk=marking),
+            f"let stride = nwg.x * nwg.y * nwg.z * {kernels.WORKGROUP}u;", "var flags = 0u;",
+            items.substitute(items=SUM_VEC4_ITEMS, step="flags = flags | add_vector(q);"),
+            "if ((flags & 2u) != 0u) {", kernels.indent(special.split("\n")), "}",
             "if ((flags & 1u) != 0u) {", "    atomicOr(&out0[prm(8u)], 1u);", "}"]
-    return grid.format(wg=kernels.WORKGROUP, body=kernels.indent("\n".join(body).split("\n")))
+    lines = "\n".join(body).split("\n")
+    return (f"@compute @workgroup_size({kernels.WORKGROUP})\n"
+            "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
+            "@builtin(num_workgroups) nwg: vec3<u32>) {\n" + kernels.indent(lines) + "\n}")
 
 
 @lru_cache(maxsize=4)
 def sum_add_vec4_kernel(index_words: int) -> Kernel:
     """The update pass of the exact float32 sums for contiguous 1-D indices and updates, with
-    its deferred pair (the marking of zeros, NaN and infinities: ``_VEC4_MAIN``)."""
+    its deferred pair (the marking of zeros, NaN and infinities: ``_vec4_main``)."""
     if index_words == 1:
         load = "let v = in0[prm(4u) + q];\nlet high = vec4<u32>(0u);"
     else:  # two int64 indices per vector: their low and high words

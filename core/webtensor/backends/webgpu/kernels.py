@@ -483,18 +483,16 @@ def vec4_load(kind: str, storage: str, j: int, buf: str, index: str) -> tuple[li
 
 
 def vec4_store(storage: str, buf: str, lanes) -> str:
-    store = STORAGE[storage].store
-    values = ", ".join(store.format(v=v) for v in lanes)
+    v = [STORAGE[storage].store.format(v=lane) for lane in lanes]
+    values = ", ".join(v)
     if storage in _BYTE_LANE:  # invocation t's four elements: word t
         r = f"bytes_{buf}"
         return (f"let {r} = vec4<u32>({values});\n    {buf}[t >> 2u][t & 3u] = "
                 f"{r}.x | ({r}.y << 8u) | ({r}.z << 16u) | ({r}.w << 24u);")
     if storage in _HALF_LANE:  # invocation t's four elements: words 2t, 2t + 1
-        v = [store.format(v=lane) for lane in lanes]
         return (f"{buf}[t >> 1u][(t & 1u) * 2u] = {v[0]} | ({v[1]} << 16u);\n"
                 f"    {buf}[t >> 1u][(t & 1u) * 2u + 1u] = {v[2]} | ({v[3]} << 16u);")
     if storage in _PAIR_CAST:  # invocation t's four elements: vec4s 2t and 2t + 1
-        v = [store.format(v=lane) for lane in lanes]
         return (f"{buf}[2u * t] = vec4<u32>({v[0]}, {v[1]});\n"
                 f"    {buf}[2u * t + 1u] = vec4<u32>({v[2]}, {v[3]});")
     return f"{buf}[t] = vec4<u32>({values});"

@@ -33,7 +33,9 @@ def sync(t) -> None:
 
 
 def path(primitive: str, dtype=wt.float32) -> str:
-    return wt.device_info(GPU)["primitives"][primitive][dtype.name]
+    """How the backend runs ``primitive`` (functions built on several: their own name)."""
+    row = wt.device_info(GPU)["primitives"].get(primitive)
+    return row[dtype.name] if row else f"({primitive})"
 
 
 def ratio(ours: float, theirs: float) -> str:
@@ -71,8 +73,9 @@ def bandwidth_rows_at(n: int, rng) -> list[list]:
 
 
 def sort_scatter_rows(n: int, rng) -> list[list]:
-    """sort/argsort of ``n`` float32 (NumPy: stable sorts, as ours) and scatter-add of ``n``
-    float32 updates into ``n // 1024`` and ``n`` targets (NumPy: ``add.at``)."""
+    """sort/argsort of ``n`` float32 (NumPy: stable sorts, as ours), scatter-add of ``n``
+    float32 updates into ``n // 1024`` and ``n`` targets (NumPy: ``add.at``), searchsorted of
+    ``n`` float32 into ``n // 1024`` sorted ones and the nonzero positions of an ``n`` mask."""
     x_np = rng.standard_normal(n, dtype=np.float32)
     x = wt.asarray(x_np, device=GPU)
     cases = [
@@ -94,6 +97,16 @@ def sort_scatter_rows(n: int, rng) -> list[list]:
 
         label = f"{m >> 10}K" if m < 1 << 20 else f"{m >> 20}M"
         cases.append((f"scatter-add {n >> 20}M into {label}", "scatter", ours, theirs))
+    hay_np = np.sort(rng.standard_normal(n >> 10, dtype=np.float32))
+    hay = wt.asarray(hay_np, device=GPU)
+    mask_np = x_np > 0.5
+    mask = wt.asarray(mask_np, device=GPU)
+    cases += [
+        (f"searchsorted {n >> 20}M into {n >> 20}K f32", "search_sorted",
+         lambda: sync(wt.searchsorted(hay, x)), lambda: np.searchsorted(hay_np, x_np)),
+        (f"nonzero of {n >> 20}M bool (31% true)", "nonzero", lambda: sync(wt.nonzero(mask)[0]),
+         lambda: np.nonzero(mask_np)),
+    ]
     rows = []
     for label, prim, ours, theirs in cases:
         t_gpu = per_call(ours, min_time=0.2, repeat=REPEAT)
@@ -139,7 +152,7 @@ def main(quick: bool = False) -> None:
     print_table("elementwise and reduction, float32 (GB/s of input + output)",
                 head + ["webgpu GB/s", "numpy GB/s", "ratio"],
                 [row for n in sizes for row in bandwidth_rows_at(n, rng)])
-    print_table("sort and scatter-add, float32 (ms)", head + ["ratio"],
+    print_table("sort, scatter-add, searchsorted, nonzero (ms)", head + ["ratio"],
                 sort_scatter_rows(1 << (16 if quick else 20), rng))
     print_table("per-op overhead on a tiny tensor (µs per op)",
                 ["case", "path", "webgpu µs", "numpy µs", "ratio"], overhead_rows())

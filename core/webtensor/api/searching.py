@@ -3,8 +3,9 @@ count_nonzero, and NumPy's argwhere.  (``where`` lives with the elementwise func
 one-argument form calls ``nonzero``.)
 
 ``nonzero`` and ``argwhere`` read one scalar back to the host (the number of nonzero elements,
-which is the result's length); the rest never read back.  ``searchsorted`` is a branchless
-binary search: log2(n) rounds of gather + compare + where, so it runs on any device.
+which is the result's length); the rest never read back.  ``searchsorted`` is the backend's
+own search where it has one (``search_sorted``), else a branchless binary search: log2(n) rounds
+of gather + compare + where, so it runs on any device.
 """
 
 from __future__ import annotations
@@ -144,6 +145,9 @@ def _binary_search(a: Tensor, v: Tensor, side: str) -> Tensor:
     n = a.shape[0]
     if n == 0:
         return _r.full(v.shape, 0, _d.int64, v.device)
+    out = empty(v.shape, _d.int64, v.device)
+    if a._backend.search_sorted(out, a, v, side == "right"):
+        return out
     index = _d.int32 if n < 2**31 - 1 else _d.int64
     goes_after = ew.less if side == "left" else ew.less_equal
     base = _r.full(v.shape, 0, index, v.device)

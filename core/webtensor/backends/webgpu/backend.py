@@ -33,7 +33,7 @@ from ... import dtypes as _d
 from ..._warnings import warn_once
 from ...tensor import Tensor
 from ..base import Backend, float64_is_internal
-from . import elementwise, gather, kernels, matmul, reduce, rng, sort, summary, window
+from . import elementwise, gather, kernels, matmul, reduce, rng, search, sort, summary, window
 from .allocator import Allocator, GPUBuffer, bucket
 from .driver import Indirect
 from .kernels import STORAGE_OF
@@ -328,6 +328,9 @@ class WebGPUBackend(Backend):
 
     def scatter_in_range(self, op, out, axis, indices, updates):
         return gather.scatter_in_range(self, op, out, axis, indices, updates)
+
+    def search_sorted(self, out, sorted_values, values, right):
+        return search.search_sorted(self, out, sorted_values, values, right)
 
     # -- introspection: derived from the families' own ``supports`` -------------------------------
     def capabilities(self) -> dict[str, dict[str, str]]:

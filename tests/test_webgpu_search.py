@@ -139,3 +139,14 @@ def test_native_path_runs_and_float64_routes(monkeypatch):
     assert sum(B.routed.values()) > routed
     with pytest.raises(TypeError, match="searchsorted"):
         wt.searchsorted(wt.asarray([1 + 1j], device=GPU), wt.asarray([1j], device=GPU))
+
+
+def test_jit_records_the_generic_search():
+    """Inside ``wt.jit`` the backend's fast path is not asked (it would compute on traced
+    values): the program records the generic search's primitives and agrees with eager."""
+    hay = wt.asarray([0.0, 1.0, 1.0, 2.0, math.nan], device=GPU)
+    needles = wt.asarray([[1.0, math.nan], [-1.0, 1.5]], device=GPU)
+    for side in ("left", "right"):
+        program = wt.jit(lambda a, v, side=side: wt.searchsorted(a, v, side=side) + 1)
+        want = (wt.searchsorted(hay, needles, side=side) + 1).tolist()
+        assert program(hay, needles).tolist() == want

@@ -224,6 +224,17 @@ class TraceBackend:
         # visible; anything that would compute is a primitive below.
         return getattr(self.real, attr)
 
+    # Optional fast paths that would compute (or read back) now: none while tracing, so the
+    # frontend records its generic form's primitives instead.
+    def search_sorted(self, out, sorted_values, values, right):
+        return None
+
+    def scatter_in_range(self, op, out, axis, indices, updates):
+        return None
+
+    def summarize_blocks(self, x, sy, sx):
+        return None
+
     # -- memory --------------------------------------------------------------------------------
     def alloc(self, dtype, size):
         return Cell(self.trace, dtype, size, self.device)

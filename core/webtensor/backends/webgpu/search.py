@@ -3,9 +3,9 @@
 One invocation per value runs the whole binary search (``shaders/search_sorted.wgsl``) with
 the elementwise ``less`` of the value's storage (``exprs``), so every dtype with a native
 comparison orders exactly as ``wt.less`` does on this device (subnormals compared on bits);
-NaN sorts last.  The frontend's generic search (``api/searching.py``) runs one pass of
-gather, compare and select per halving over all values: 1M values into 1K sorted ones were
-22 such passes, here one.
+NaN sorts last.  The frontend's generic search (``api/searching.py``) runs four passes over
+all values per halving (add, gather, compare, where): 1M values into 1K sorted ones took
+about 40 kernels and 674 ms on lavapipe, here one kernel and 60 ms.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Native WebGPU ``searchsorted`` (``backends/webgpu/search.py``) against the CPU device.
+"""Native WebGPU searching (``backends/webgpu/search.py``): ``searchsorted`` and ``nonzero``
+(with boolean-mask indexing, built on it) against the CPU device.
 
 Skipped as a whole (reason printed) when wgpu or a WebGPU adapter is missing.  No NumPy: runs
 in the browser too.  What must hold, for every dtype with a native comparison:
@@ -11,6 +12,10 @@ in the browser too.  What must hold, for every dtype with a native comparison:
   needles, a ``sorter``;
 * the native path ran (``search_sorted`` answered, nothing was routed); float64 still routes
   to the CPU and stays correct; complex is refused as before.
+* ``nonzero``, ``argwhere``, ``x[mask]`` and ``x[mask] = v`` give the CPU's positions for
+  masks of every length around the sixteen bools an invocation counts, of every density, as
+  views (offset, strided, transposed) and with stale true bytes past the mask's end in its
+  buffer; the compaction ran natively; inside ``wt.jit`` a mask still needs its values.
 """
 
 from __future__ import annotations
@@ -150,3 +155,65 @@ def test_jit_records_the_generic_search():
         program = wt.jit(lambda a, v, side=side: wt.searchsorted(a, v, side=side) + 1)
         want = (wt.searchsorted(hay, needles, side=side) + 1).tolist()
         assert program(hay, needles).tolist() == want
+
+
+def _mask_bits(n: int, density: float, seed: int) -> list:
+    rng = random.Random(seed)
+    return [rng.random() < density for _ in range(n)]
+
+
+@pytest.mark.parametrize("density", [0.0, 0.03, 0.5, 1.0])
+def test_nonzero_matches_cpu(density):
+    for n in [1, 2, 3, 4, 5, 15, 16, 17, 31, 33, 255, 4095, 4096, 4097, 70001]:
+        bits = _mask_bits(n, density, n)
+        want = wt.nonzero(wt.asarray(bits, device=CPU))[0].tolist()
+        got = wt.nonzero(wt.asarray(bits, device=GPU))
+        assert len(got) == 1 and got[0].dtype == wt.int64
+        assert got[0].tolist() == want, (n, density)
+
+
+def test_nonzero_views_stale_bytes_and_masking():
+    # stale true bytes: the pool hands back buffers that held an all-true mask
+    for n in (5, 17, 4097):
+        full = wt.ones((n + 11,), dtype=wt.bool, device=GPU)
+        assert wt.nonzero(full[:n])[0].tolist() == list(range(n))
+        assert wt.nonzero(full[3:n])[0].tolist() == list(range(n - 3))
+        del full
+        bits = _mask_bits(n, 0.5, 1)
+        assert wt.nonzero(wt.asarray(bits, device=GPU))[0].tolist() == \
+            [i for i, b in enumerate(bits) if b]
+    grid = [[(i * 7 + j * 3) % 5 == 0 for j in range(37)] for i in range(23)]
+    g, c = wt.asarray(grid, device=GPU), wt.asarray(grid, device=CPU)
+    for view in (lambda t: t, lambda t: t.T, lambda t: t[1::2, ::-3], lambda t: t[4:, 5:]):
+        got = [t.tolist() for t in wt.nonzero(view(g))]
+        assert got == [t.tolist() for t in wt.nonzero(view(c))]
+        assert wt.argwhere(view(g)).tolist() == wt.argwhere(view(c)).tolist()
+    x_cpu = wt.reshape(wt.arange(23 * 37, dtype=wt.float32, device=CPU), (23, 37))
+    x = wt.asarray(x_cpu, device=GPU)
+    assert x[g].tolist() == x_cpu[c].tolist()
+    assert x[x > 400.0].tolist() == x_cpu[x_cpu > 400.0].tolist()
+    assert x[g[:, 0]].tolist() == x_cpu[c[:, 0]].tolist()
+    x[g] = -1.0
+    x_cpu[c] = -1.0
+    assert x.tolist() == x_cpu.tolist()
+
+
+def test_nonzero_native_path_and_jit(monkeypatch):
+    answers = []
+    real = type(B).flat_nonzero
+
+    def spy(self, mask):
+        answers.append(real(self, mask))
+        return answers[-1]
+
+    monkeypatch.setattr(type(B), "flat_nonzero", spy)
+    routed = sum(B.routed.values())
+    x = wt.asarray([0.0, 2.0, -1.0, 3.0], device=GPU)
+    assert x[x > 0.0].tolist() == [2.0, 3.0]
+    assert wt.nonzero(x)[0].tolist() == [1, 2, 3]
+    assert len(answers) == 2 and all(a is not None for a in answers)
+    assert sum(B.routed.values()) == routed
+    with pytest.raises(wt.ConcretizationError):
+        wt.jit(lambda t: t[t > 0.0])(x)
+    with pytest.raises(wt.ConcretizationError):
+        wt.jit(lambda t: wt.nonzero(t)[0])(x)

@@ -66,6 +66,8 @@ class _Array:
 
 
 class _Mask:
+    """A bool mask: its values as Python bools, or a bool tensor."""
+
     __slots__ = ("shape", "values")
 
     def __init__(self, shape: tuple, values: list):
@@ -129,7 +131,7 @@ def _from_tensor(x: Tensor, t: Tensor, fn: str):
                          f"{x.device.name}; move it with index.to_device(...)")
     kind = t.dtype.kind
     if kind == "b":
-        return _Mask(t.shape, t._backend.to_values(t))
+        return _Mask(t.shape, t)  # its positions are found on its device (_mask_index)
     if kind not in "iu":
         raise _type_error(t, fn)
     if t.ndim == 0 and not is_traced(t):
@@ -301,6 +303,10 @@ def _mask_index(m: _Mask, sizes: tuple, axis: int, x: Tensor, fn: str) -> Tensor
         raise IndexError(f"wt.{fn}: the bool mask of shape {m.shape} does not match the "
                          f"indexed tensor's shape {sizes} along axes {axes} (tensor shape "
                          f"{x.shape}); the mask needs exactly those dimensions")
+    if m.values.__class__ is Tensor:
+        from .searching import flat_nonzero
+
+        return flat_nonzero(m.values)
     positions = list(compress(range(len(m.values)), m.values))
     return _int64_tensor(positions, (len(positions),), x.device)
 

@@ -76,14 +76,23 @@ def _truth(x: Tensor) -> Tensor:
 def _flat_nonzero(mask: Tensor) -> Tensor:
     """Flat indices (int64, C order) of the True elements of a 1-D bool tensor.
 
-    A stable argsort of ``not mask`` puts the True positions first, in order.  Reads back the
-    count.
+    The backend's own compaction where it has one (``flat_nonzero``), else: read back the
+    count, and a stable argsort of ``not mask`` puts the True positions first, in order.
     """
     from .sorting import argsort_along
 
+    found = mask._backend.flat_nonzero(mask)
+    if found is not None:
+        return found
     count = int(_r.reduce("sum", mask, (0,), False, dtype=_d.int64).item())
     order = argsort_along(ew.logical_not(mask), 0)
     return _r.slice_axis(order, 0, 0, count)
+
+
+def flat_nonzero(mask: Tensor) -> Tensor:
+    """The C-order flat positions (int64) of the True elements of a bool tensor of any
+    shape (boolean-mask indexing's index)."""
+    return _flat_nonzero(_r.flatten(mask))
 
 
 def _unravel(flat: Tensor, shape) -> list[Tensor]:

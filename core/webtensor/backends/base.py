@@ -290,6 +290,13 @@ class Backend:
         binary search of gather, compare and where passes)."""
         return None
 
+    def flat_nonzero(self, mask):
+        """The positions (a new int64 tensor, in order) of the true elements of the 1-D bool
+        ``mask``: the one primitive whose result's size depends on the data (it reads back the
+        count).  None when this backend has no such path (the default: the frontend counts
+        with a reduction, then sorts the mask)."""
+        return None
+
     def scatter_in_range(self, op: str, out, axis: int, indices, updates):
         """``scatter`` for callers that refuse indices outside ``[0, out.shape[axis])``
         (negative ones too: TensorFlow's rule), checking them while it scatters: True when

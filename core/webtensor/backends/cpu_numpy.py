@@ -945,6 +945,12 @@ class NumpyBackend(Backend):
     def to_values(self, x) -> list:
         return self.values(x).reshape(-1).tolist()
 
+    def flat_nonzero(self, mask):
+        from ..tensor import Tensor
+
+        positions = np.flatnonzero(self.view(mask)).astype(np.int64, copy=False)
+        return Tensor._wrap(positions, positions.shape, _d.int64, mask.device)
+
     # -- movement --------------------------------------------------------------------------------
     def copy(self, out, x):
         out._data.reshape(out.shape)[...] = self.view(x)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import operator
 from functools import reduce as _fold
-from itertools import accumulate
+from itertools import accumulate, compress
 
 from .. import dtypes as _d
 from .. import ops as _ops
@@ -294,6 +294,12 @@ class PythonBackend(Backend):
 
     def to_values(self, x) -> list:
         return list(read_view(x))
+
+    def flat_nonzero(self, mask):
+        from ..tensor import Tensor
+
+        positions = list(compress(range(mask.size), read_view(mask)))
+        return Tensor._wrap(positions, (len(positions),), _d.int64, mask.device)
 
     # -- movement --------------------------------------------------------------------------------
     def copy(self, out, x):

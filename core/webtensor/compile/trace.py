@@ -232,6 +232,9 @@ class TraceBackend:
     def scatter_in_range(self, op, out, axis, indices, updates):
         return None
 
+    def flat_nonzero(self, mask):
+        return None
+
     def summarize_blocks(self, x, sy, sx):
         return None
 

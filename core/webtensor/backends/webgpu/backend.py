@@ -332,6 +332,9 @@ class WebGPUBackend(Backend):
     def search_sorted(self, out, sorted_values, values, right):
         return search.search_sorted(self, out, sorted_values, values, right)
 
+    def flat_nonzero(self, mask):
+        return search.flat_nonzero(self, mask)
+
     # -- introspection: derived from the families' own ``supports`` -------------------------------
     def capabilities(self) -> dict[str, dict[str, str]]:
         """``{primitive: {dtype name: "native" | "cpu" | "partial (k/n ops)"}}``."""

@@ -1,4 +1,5 @@
-"""Native ``searchsorted`` for the WebGPU backend (``WebGPUBackend.search_sorted``).
+"""Native searching for the WebGPU backend: ``searchsorted`` (``WebGPUBackend.search_sorted``)
+and the positions of a mask's true elements (``WebGPUBackend.flat_nonzero``).
 
 One invocation per value runs the whole binary search (``shaders/search_sorted.wgsl``) with
 the elementwise ``less`` of the value's storage (``exprs``), so every dtype with a native
@@ -6,6 +7,12 @@ comparison orders exactly as ``wt.less`` does on this device (subnormals compare
 NaN sorts last.  The frontend's generic search (``api/searching.py``) runs four passes over
 all values per halving (add, gather, compare, where): 1M values into 1K sorted ones took
 about 40 kernels and 674 ms on lavapipe, here one kernel and 60 ms.
+
+``flat_nonzero`` compacts (``shaders/nonzero.wgsl``): a pass counts the true elements of
+every sixteen bools (a population count per mask word), the scan primitive ranks those
+counts, the last rank (the total, read back) sizes the result, and a second pass writes each
+true element's index at its rank.  The frontend's generic form counts with a reduction and
+sorts the mask (a stable argsort of ``not mask``).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from functools import lru_cache
 from string import Template
 
 from ... import dtypes as _d
+from ...tensor import Tensor
 from . import exprs, kernels
 from .kernels import STORAGE, STORAGE_OF, Kernel, Params
 from .matmul import header
@@ -57,3 +65,53 @@ def search_sorted(backend, out, a, values, right: bool) -> bool | None:
         params.add(a.shape[0], a.offset, a.strides[0])
         backend.launch_threads(kernel, [a._data, values._data, out._data], params, threads)
     return True
+
+
+NONZERO_PER_INVOCATION = 16  # bools: four mask words
+
+_NONZERO_WRITE = """    var pos = in1[t] - c;
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        var x = bits[k];
+        while (x != 0u) {
+            out0[2u * pos] = 4u * (4u * t + k) + (firstTrailingBit(x) >> 3u);
+            out0[2u * pos + 1u] = 0u;
+            pos = pos + 1u;
+            x = x & (x - 1u);
+        }
+    }"""
+
+
+@lru_cache(maxsize=2)
+def nonzero_kernel(write: bool) -> Kernel:
+    """Pass "count" (``write`` False) or "write" of ``shaders/nonzero.wgsl``."""
+    inputs = ["u32", "u32"] if write else ["u32"]
+    head, uniform = header(inputs, ["u32"], 4)
+    text = Template(kernels.source("nonzero")).substitute(
+        header=head, wg=kernels.WORKGROUP, body=_NONZERO_WRITE if write else "    out0[t] = c;")
+    return Kernel(kernels.with_libraries(text), len(inputs), 1, uniform)
+
+
+def flat_nonzero(backend, mask) -> Tensor | None:
+    """The positions (int64, in order) of the true elements of the 1-D bool ``mask``; None
+    where ``mask`` is too big for one binding."""
+    if mask.dtype is not _d.bool or not backend.fits(mask):
+        return None
+    if not backend.fresh(mask):
+        mask = backend.materialize(mask)
+    n = mask.shape[0]
+    threads = -(-n // NONZERO_PER_INVOCATION)
+    params = Params(n, threads)
+    counts = _tensor(backend, _d.int32, threads, mask.device)
+    starts = _tensor(backend, _d.int32, threads, mask.device)
+    backend.launch_threads(nonzero_kernel(False), [mask._data, counts._data], params, threads)
+    backend.scan("sum", starts, counts, 0)
+    total = starts[threads - 1].item() if threads else 0
+    out = _tensor(backend, _d.int64, total, mask.device)
+    if total:
+        backend.launch_threads(nonzero_kernel(True), [mask._data, starts._data, out._data],
+                               params, threads)
+    return out
+
+
+def _tensor(backend, dtype, n: int, device) -> Tensor:
+    return Tensor._wrap(backend.alloc(dtype, n), (n,), dtype, device)

@@ -1,5 +1,5 @@
-// searchsorted: out0[t] = the insertion position (int64) of value t in the sorted 1-D view `a`,
-// one invocation per value, on the halving schedule of the frontend's generic search
+// searchsorted: out0[i] = the insertion position (int64) of value i in the sorted 1-D view `a`,
+// four values per invocation, on the halving schedule of the frontend's generic search
 // (api/searching.py): `base` moves up by `half` where a[base + half] goes before the value, the
 // length shrinks by `half` either way, so every probe lies inside `a`; the last probe decides
 // between base and base + 1.  log2(len(a)) loads per value instead of as many passes.

@@ -1,7 +1,7 @@
 """Native searching for the WebGPU backend: ``searchsorted`` (``WebGPUBackend.search_sorted``)
 and the positions of a mask's true elements (``WebGPUBackend.flat_nonzero``).
 
-One invocation per value runs the whole binary search (``shaders/search_sorted.wgsl``) with
+Each invocation runs four values' whole binary searches (``shaders/search_sorted.wgsl``) with
 the elementwise ``less`` of the value's storage (``exprs``), so every dtype with a native
 comparison orders exactly as ``wt.less`` does on this device (subnormals compared on bits);
 NaN sorts last.  The frontend's generic search (``api/searching.py``) runs four passes over
@@ -36,11 +36,12 @@ def search_sorted_kernel(storage: str, right: bool, mode, ndim: int) -> Kernel |
         return None
     functions: dict[str, str] = {}
     index = kernels.index_expr(mode, 0, ndim, "i", functions=functions)
-    head, uniform = header(["u32", "u32"], ["u32"], 4 + ndim + ndim + 1 + 3)
+    a_slot = 4 + ndim + (ndim + 1)  # after the common block and the values' operand
+    head, uniform = header(["u32", "u32"], ["u32"], a_slot + 3)
     load = STORAGE[storage].load
     text = Template(kernels.source("search_sorted")).substitute(
         header=head, wg=kernels.WORKGROUP, type=STORAGE[storage].wgsl_type, less=less,
-        isnan=isnan, a_slot=4 + ndim + ndim + 1, load_a=load.format(buf="in0", idx="e"),
+        isnan=isnan, a_slot=a_slot, load_a=load.format(buf="in0", idx="e"),
         load_x=load.format(buf="in1", idx=index),
         goes_before="!sorts_before(x, a)" if right else "sorts_before(a, x)",
         functions="\n\n".join(functions.values()))

@@ -70,7 +70,7 @@ class _Mask:
 
     __slots__ = ("shape", "values")
 
-    def __init__(self, shape: tuple, values: list):
+    def __init__(self, shape: tuple, values: list | Tensor):
         self.shape, self.values = shape, values
 
 

@@ -154,9 +154,9 @@ def _binary_search(a: Tensor, v: Tensor, side: str) -> Tensor:
     n = a.shape[0]
     if n == 0:
         return _r.full(v.shape, 0, _d.int64, v.device)
-    out = empty(v.shape, _d.int64, v.device)
-    if a._backend.search_sorted(out, a, v, side == "right"):
-        return out
+    found = a._backend.search_sorted(a, v, side == "right")
+    if found is not None:
+        return found
     index = _d.int32 if n < 2**31 - 1 else _d.int64
     goes_after = ew.less if side == "left" else ew.less_equal
     base = _r.full(v.shape, 0, index, v.device)

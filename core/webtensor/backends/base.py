@@ -282,12 +282,12 @@ class Backend:
         cells)``; None when this backend has no such fast path (the default)."""
         return None
 
-    def search_sorted(self, out, sorted_values, values, right: bool):
-        """``searchsorted`` in one go: ``out`` (a fresh int64 tensor of ``values``' shape) gets
-        the insertion positions of ``values`` into the 1-D ``sorted_values`` (non-empty, the
-        same dtype, sorted with NaN last), after equal elements where ``right``.  True when
-        done; None when this backend has no such fast path (the default: the frontend runs a
-        binary search of gather, compare and where passes)."""
+    def search_sorted(self, sorted_values, values, right: bool):
+        """``searchsorted`` in one go: a new int64 tensor of ``values``' shape holding the
+        insertion positions of ``values`` into the 1-D ``sorted_values`` (non-empty, the same
+        dtype, sorted with NaN last), after equal elements where ``right``.  None when this
+        backend has no such fast path (the default: the frontend runs a binary search of
+        gather, compare and where passes)."""
         return None
 
     def flat_nonzero(self, mask):

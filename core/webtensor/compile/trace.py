@@ -226,7 +226,7 @@ class TraceBackend:
 
     # Optional fast paths that would compute (or read back) now: none while tracing, so the
     # frontend records its generic form's primitives instead.
-    def search_sorted(self, out, sorted_values, values, right):
+    def search_sorted(self, sorted_values, values, right):
         return None
 
     def scatter_in_range(self, op, out, axis, indices, updates):

@@ -329,8 +329,8 @@ class WebGPUBackend(Backend):
     def scatter_in_range(self, op, out, axis, indices, updates):
         return gather.scatter_in_range(self, op, out, axis, indices, updates)
 
-    def search_sorted(self, out, sorted_values, values, right):
-        return search.search_sorted(self, out, sorted_values, values, right)
+    def search_sorted(self, sorted_values, values, right):
+        return search.search_sorted(self, sorted_values, values, right)
 
     def flat_nonzero(self, mask):
         return search.flat_nonzero(self, mask)

@@ -17,6 +17,8 @@ sorts the mask (a stable argsort of ``not mask``).
 
 from __future__ import annotations
 
+import math
+import struct
 from functools import lru_cache
 from string import Template
 
@@ -48,24 +50,26 @@ def search_sorted_kernel(storage: str, right: bool, mode, ndim: int) -> Kernel |
     return Kernel(kernels.with_libraries(text), 2, 1, uniform)
 
 
-def search_sorted(backend, out, a, values, right: bool) -> bool | None:
-    """``out`` (fresh int64, ``values``' shape) = insertion positions of ``values`` in the
-    sorted 1-D ``a`` (same dtype, non-empty); None where the dtype has no native kernel."""
+def search_sorted(backend, a, values, right: bool) -> Tensor | None:
+    """The insertion positions (int64, ``values``' shape) of ``values`` in the sorted 1-D
+    ``a`` (same dtype, non-empty); None where the dtype has no native kernel or a tensor is
+    too big for one binding."""
     storage = STORAGE_OF.get(a.dtype)
-    if storage is None or out.dtype is not _d.int64 or not backend.fresh(out):
-        return None
-    if not backend.fits(out, a, values):
+    if storage is None or not backend.fits(a, values):
         return None
     shape, (strides,) = kernels.collapse(values.shape, [values.strides])
     kernel = search_sorted_kernel(storage, right, kernels.index_mode(shape, strides), len(shape))
     if kernel is None:
+        return None
+    out = _tensor(backend, _d.int64, values.shape, a.device)
+    if not backend.fits(out):
         return None
     if out.size:
         threads = -(-out.size // 4)
         params = Params(out.size, threads, shape, [(values.offset, strides)])
         params.add(a.shape[0], a.offset, a.strides[0])
         backend.launch_threads(kernel, [a._data, values._data, out._data], params, threads)
-    return True
+    return out
 
 
 NONZERO_PER_INVOCATION = 16  # bools: four mask words
@@ -97,22 +101,25 @@ def flat_nonzero(backend, mask) -> Tensor | None:
     where ``mask`` is too big for one binding."""
     if mask.dtype is not _d.bool or not backend.fits(mask):
         return None
+    n = mask.shape[0]
+    if n == 0:
+        return _tensor(backend, _d.int64, (0,), mask.device)
     if not backend.fresh(mask):
         mask = backend.materialize(mask)
-    n = mask.shape[0]
     threads = -(-n // NONZERO_PER_INVOCATION)
     params = Params(n, threads)
-    counts = _tensor(backend, _d.int32, threads, mask.device)
-    starts = _tensor(backend, _d.int32, threads, mask.device)
+    counts = _tensor(backend, _d.int32, (threads,), mask.device)
+    starts = _tensor(backend, _d.int32, (threads,), mask.device)
     backend.launch_threads(nonzero_kernel(False), [mask._data, counts._data], params, threads)
     backend.scan("sum", starts, counts, 0)
-    total = starts[threads - 1].item() if threads else 0
-    out = _tensor(backend, _d.int64, total, mask.device)
+    (total,) = struct.unpack("<i", backend.read(starts._data, 4 * (threads - 1), 4))
+    out = _tensor(backend, _d.int64, (total,), mask.device)
     if total:
         backend.launch_threads(nonzero_kernel(True), [mask._data, starts._data, out._data],
                                params, threads)
     return out
 
 
-def _tensor(backend, dtype, n: int, device) -> Tensor:
-    return Tensor._wrap(backend.alloc(dtype, n), (n,), dtype, device)
+def _tensor(backend, dtype, shape: tuple, device) -> Tensor:
+    """A new C-contiguous tensor on this backend (the caller fills it)."""
+    return Tensor._wrap(backend.alloc(dtype, math.prod(shape)), tuple(shape), dtype, device)

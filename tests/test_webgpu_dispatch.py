@@ -134,9 +134,17 @@ def test_dispatch_misuse_names_the_mismatch():
 
 # -- the backend: plans keyed by everything that matters -----------------------------------------
 
-def test_one_batch_of_views_differing_only_in_layout():
+@pytest.mark.parametrize("scalars_before", [0, 5000])
+def test_one_batch_of_views_differing_only_in_layout(scalars_before):
     """Same op, dtype and shape, different offsets and strides, all in one open batch: each
-    dispatch needs its own parameters (and, for the contiguity, its own kernel)."""
+    dispatch needs its own parameters (and, for the contiguity, its own kernel).
+
+    Also after many distinct Python scalars: the cache of scalar operands once stopped caching
+    at 4096 entries, and then every ``a * 2.0`` uploaded a new 0-d tensor into a pooled buffer
+    the open batch still used, which had to submit the batch first."""
+    one = wt.ones((), device=CPU)
+    for i in range(scalars_before):
+        one * (i + 0.25)
     x, ref = _pair([i * 0.5 - 7.0 for i in range(40)], wt.float32)
     grid, grid_ref = wt.reshape(x, (5, 8)), wt.reshape(ref, (5, 8))
     D.flush()

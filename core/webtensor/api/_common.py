@@ -98,18 +98,28 @@ def operand(x, dtype, device, weak=False) -> Tensor:
     # Scalar operands are internal, read-only 0-d tensors: reuse them (x * 2.0 in a loop).
     # Zero floats and complex values are not cached: 0.0 == -0.0 would share an entry.
     # NOTE: never while tracing: a cached traced scalar would leak into eager code.
-    if (cls is int or cls is bool or cls is float and x != 0.0) and len(_SCALARS) < 4096 \
-            and ACTIVE.get() is None:
+    if (cls is int or cls is bool or cls is float and x != 0.0) and ACTIVE.get() is None:
         # id(device): Device hashes in Python; the cached tensor keeps its device alive
         key = (cls, x, dtype, id(device), weak)
         found = _SCALARS.get(key)
         if found is None:
-            found = _SCALARS[key] = scalar(x, dtype, device, weak)
+            found = _remember(key, scalar(x, dtype, device, weak))
         return found
     return scalar(x, dtype, device, weak)
 
 
 _SCALARS: dict = {}
+_SCALARS_MAX = 4096
+
+
+def _remember(key, value: Tensor) -> Tensor:
+    """Cache ``value`` under ``key``, first dropping the oldest entry when the cache is full
+    (dicts keep insertion order): a long run of new scalars (a hypothesis test, a schedule)
+    must not stop the cache for the scalars a loop reuses."""
+    if len(_SCALARS) >= _SCALARS_MAX:
+        del _SCALARS[next(iter(_SCALARS))]
+    _SCALARS[key] = value
+    return value
 
 
 def stretched_operand(x, dtype, device, weak, shape) -> Tensor:
@@ -122,8 +132,8 @@ def stretched_operand(x, dtype, device, weak, shape) -> Tensor:
         found = _SCALARS.get(key)
         if found is None:
             found = stretch(operand(x, dtype, device, weak), shape)
-            if len(_SCALARS) < 4096 and key[:5] in _SCALARS:
-                _SCALARS[key] = found
+            if key[:5] in _SCALARS:
+                _remember(key, found)
         return found
     return stretch(operand(x, dtype, device, weak), shape)
 

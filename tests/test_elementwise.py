@@ -574,6 +574,33 @@ def test_python_int_range_check_survives_the_promotion_cache(backend):
         x8 + 1000
 
 
+def test_scalar_operand_cache_tells_equal_looking_values_apart(backend):
+    """Python scalar operands are cached per value.  0.0 == -0.0 and 0j == -0j, and a NaN
+    equals nothing: each must still get its own operand, with its own bits, every time (the
+    second round reads the cache)."""
+    def bits(t):
+        return [struct.pack("<f", v) for v in t.tolist()]
+
+    x = _t([1.0, -2.0], wt.float32, backend)
+    off = _t([False, False], wt.bool, backend)
+    for _ in range(2):
+        for value in (0.0, -0.0, 0.0, math.nan, -math.nan):
+            got = wt.where(off, x, value)
+            assert bits(got) == [struct.pack("<f", value)] * 2
+            got = x * value  # a stretched operand: cached per shape beside the scalar
+            want = [struct.pack("<f", v * value) for v in (1.0, -2.0)]
+            if math.isnan(value):
+                assert all(math.isnan(v) for v in got.tolist())
+            else:
+                assert bits(got) == want
+    z = _t([1 + 1j], wt.complex64, backend)
+    for _ in range(2):
+        for value in (0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0)):
+            got = wt.where(_t([False], wt.bool, backend), z, value).tolist()[0]
+            assert [math.copysign(1, p) for p in (got.real, got.imag)] == \
+                [math.copysign(1, p) for p in (value.real, value.imag)]
+
+
 def test_strict_and_safe_modes_refuse_through_ops(backend):
     x8 = _t([1], wt.int8, backend)
     x16 = _t([1], wt.int16, backend)

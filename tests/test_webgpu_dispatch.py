@@ -103,6 +103,31 @@ def test_each_dispatch_reads_its_own_uniforms(count):
         D.destroy_buffer(dst)
 
 
+@pytest.mark.parametrize("rounds", [4, D.max_batch + 5])
+def test_writes_into_buffers_the_open_batch_uses_keep_program_order(rounds):
+    """dispatch reading src, then a write of src, then the next dispatch...: each dispatch sees
+    the value written before it.  wgpu-native records such writes in the open batch (a submit
+    per write made ``maximum(x, 0.0)`` in a loop five times slower), submitting only every
+    max_batch commands."""
+    pipeline = D.create_pipeline(_AXPB, "main", 1, 1, 512)
+    src, out = D.create_buffer(4), D.create_buffer(4 * rounds)
+    try:
+        D.write_buffer(src, 0, struct.pack("<I", 5))
+        D.flush()
+        before = D.stats()["submits"]
+        for i in range(rounds):
+            D.dispatch(pipeline, [src, out], _uniforms(i, 0, 10, i), 1)  # out[i] = src * 10 + i
+            D.write_buffer(src, 0, struct.pack("<I", 100 + i))
+        if D.name == "wgpu-native":
+            assert D.stats()["submits"] - before == 2 * rounds // D.max_batch
+        got = struct.unpack(f"<{rounds}I", D.read_buffer(out, 0, 4 * rounds))
+        assert got == tuple((5 if i == 0 else 100 + i - 1) * 10 + i for i in range(rounds))
+        assert struct.unpack("<I", D.read_buffer(src, 0, 4)) == (100 + rounds - 1,)
+    finally:
+        D.destroy_buffer(src)
+        D.destroy_buffer(out)
+
+
 @_NATIVE_ONLY
 def test_destroying_a_buffer_drops_its_bind_groups():
     """Bind groups are cached by buffer identity; destroying a buffer drops its groups (they
@@ -132,6 +157,26 @@ def test_dispatch_misuse_names_the_mismatch():
     D.destroy_buffer(b)
 
 
+@_NATIVE_ONLY
+def test_bind_group_the_device_refuses_raises_and_leaves_the_driver_usable():
+    """Bind groups are built with cffi directly; the device's validation error still surfaces
+    as wgpu's exception at the dispatch that needed it, and nothing broken is cached."""
+    import wgpu
+
+    pipeline = D.create_pipeline(_AXPB, "main", 1, 1, 512)
+    src, out = D.create_buffer(4), D.create_buffer(4)
+    bad = D.create_buffer(16, usage="uniform")  # no STORAGE usage: cannot be bound as storage
+    cached = D.stats()["bind_groups_cached"]
+    with pytest.raises(wgpu.GPUValidationError, match="STORAGE"):
+        D.dispatch(pipeline, [bad, out], _uniforms(0, 0, 1, 0), 1)
+    assert D.stats()["bind_groups_cached"] == cached
+    D.write_buffer(src, 0, struct.pack("<I", 20))
+    D.dispatch(pipeline, [src, out], _uniforms(0, 0, 3, 2, tail=1), 1)
+    assert struct.unpack("<I", D.read_buffer(out, 0, 4)) == (63,)
+    for buf in (src, out, bad):
+        D.destroy_buffer(buf)
+
+
 # -- the backend: plans keyed by everything that matters -----------------------------------------
 
 @pytest.mark.parametrize("scalars_before", [0, 5000])
@@ -141,7 +186,8 @@ def test_one_batch_of_views_differing_only_in_layout(scalars_before):
 
     Also after many distinct Python scalars: the cache of scalar operands once stopped caching
     at 4096 entries, and then every ``a * 2.0`` uploaded a new 0-d tensor into a pooled buffer
-    the open batch still used, which had to submit the batch first."""
+    the open batch still used, which had to submit the batch first (wgpu-native now records
+    such a write in the batch instead)."""
     one = wt.ones((), device=CPU)
     for i in range(scalars_before):
         one * (i + 0.25)
@@ -158,6 +204,8 @@ def test_one_batch_of_views_differing_only_in_layout(scalars_before):
     for (ours, oracle), sub in cases:
         a, b = ours[sub], oracle[sub]
         results.append((a * 2.0 + a, b * 2.0 + b))
+        # zero scalars too: they were never cached, so each one uploaded a fresh 0-d tensor
+        results.append((wt.maximum(a, 0.0) * -0.0, wt.maximum(b, 0.0) * -0.0))
     assert D.stats()["submits"] == before  # still one open batch
     for got, want in results:
         _same(got, want)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 from .. import dtypes as _d
 from .. import ops as _ops
 from .. import promotion as _p
@@ -94,13 +96,12 @@ def operand(x, dtype, device, weak=False) -> Tensor:
     """``x`` (tensor or Python scalar) as a tensor of ``dtype`` on ``device``."""
     if x.__class__ is Tensor:
         return cast(x, dtype)
-    cls = x.__class__
     # Scalar operands are internal, read-only 0-d tensors: reuse them (x * 2.0 in a loop).
-    # Zero floats and complex values are not cached: 0.0 == -0.0 would share an entry.
     # NOTE: never while tracing: a cached traced scalar would leak into eager code.
-    if (cls is int or cls is bool or cls is float and x != 0.0) and ACTIVE.get() is None:
+    value = _value_key(x)
+    if value is not None and ACTIVE.get() is None:
         # id(device): Device hashes in Python; the cached tensor keeps its device alive
-        key = (cls, x, dtype, id(device), weak)
+        key = (x.__class__, value, dtype, id(device), weak)
         found = _SCALARS.get(key)
         if found is None:
             found = _remember(key, scalar(x, dtype, device, weak))
@@ -110,6 +111,22 @@ def operand(x, dtype, device, weak=False) -> Tensor:
 
 _SCALARS: dict = {}
 _SCALARS_MAX = 4096
+_F64_BITS = struct.Struct("<d").pack
+_C128_BITS = struct.Struct("<dd").pack
+
+
+def _value_key(x):
+    """The Python scalar ``x`` as a cache key (None: not cached).  Equal keys must mean the
+    same scalar: floats that are zero (0.0 == -0.0) or NaN (equal to nothing, so never found
+    again) and complex numbers (both) go by their bits."""
+    cls = x.__class__
+    if cls is float:
+        return x if x and x == x else _F64_BITS(x)
+    if cls is int or cls is bool:
+        return x
+    if cls is complex:
+        return _C128_BITS(x.real, x.imag)
+    return None
 
 
 def _remember(key, value: Tensor) -> Tensor:
@@ -126,9 +143,9 @@ def stretched_operand(x, dtype, device, weak, shape) -> Tensor:
     """The Python scalar ``x`` as ``operand`` makes it, seen with ``shape`` (every stride 0),
     as the backends take an elementwise operand.  Cached in ``_SCALARS`` beside the scalar
     (a view of its buffer, keyed with the shape), only while the scalar itself is there."""
-    cls = x.__class__
-    if (cls is int or cls is bool or cls is float and x != 0.0) and ACTIVE.get() is None:
-        key = (cls, x, dtype, id(device), weak, shape)
+    value = _value_key(x)
+    if value is not None and ACTIVE.get() is None:
+        key = (x.__class__, value, dtype, id(device), weak, shape)
         found = _SCALARS.get(key)
         if found is None:
             found = stretch(operand(x, dtype, device, weak), shape)

@@ -19,17 +19,21 @@ from .driver import (
 )
 
 _BG_CACHE_MAX = 4096
-_lib = _ffi = None  # wgpu-native's C functions (cffi), bound when the first driver starts
+# wgpu-native's C functions (cffi) and wgpu-py's wrappers of them, bound when the first driver
+# starts
+_lib = _ffi = _api = None
 
 
 def _bind_native():
     """wgpu-py's cffi handle on wgpu-native: the per-dispatch pass commands call it directly,
     skipping wgpu-py's per-call wrapper objects and error-scope bookkeeping."""
-    global _lib, _ffi
+    global _lib, _ffi, _api
     if _lib is None:
+        from wgpu.backends.wgpu_native import _api as wgpu_native_api
         from wgpu.backends.wgpu_native._ffi import ffi, lib
 
         _lib, _ffi = lib, ffi
+        _api = wgpu_native_api
 
 
 class _NativePipeline(Pipeline):
@@ -121,6 +125,8 @@ class NativeDriver(Driver):
         self._arena_size = max_batch * UNIFORM_ALIGN
         self._arena = self.device.create_buffer(size=self._arena_size,
                                                 usage=self._uniform_usage)
+        self._arena_raw = self._arena._internal
+        self._device_raw = self.device._internal
         self._arena_data = bytearray(self._arena_size)
         self._arena_used = 0  # bytes of the arena the open batch uses (whole UNIFORM_ALIGNs)
         self._c_offset = _ffi.new("uint32_t[1]")  # wgpu-native copies it at record time
@@ -135,7 +141,8 @@ class NativeDriver(Driver):
         self._current = None  # the pipeline last set in the open pass
         self._serial = 0  # numbers the batches (bind group entries remember their last one)
         self._batch_refs: set[int] = set()
-        self._batch_count = 0
+        self._batch_count = 0  # dispatches recorded in the open batch
+        self._batch_writes = 0  # writes recorded in it (``_record_write``)
         self._doomed: list = []
         self._stats = {"dispatches": 0, "submits": 0, "pipelines": 0, "bind_groups": 0,
                        "buffers_created": 0, "buffers_destroyed": 0, "writes": 0, "reads": 0}
@@ -158,10 +165,28 @@ class NativeDriver(Driver):
             self._stats["buffers_destroyed"] += 1
 
     def write_buffer(self, buf, offset: int, data) -> None:
-        if id(buf) in self._batch_refs:
-            self.flush()  # the queue write would otherwise overtake recorded dispatches
         self._stats["writes"] += 1
-        self.queue.write_buffer(buf, offset, data)
+        if id(buf) in self._batch_refs:
+            # A queue write would run before the open batch's dispatches that use ``buf``.
+            self._record_write(buf, offset, data)
+        else:
+            self.queue.write_buffer(buf, offset, data)
+
+    def _record_write(self, buf, offset: int, data) -> None:
+        """Write ``buf`` in order with the open batch without submitting it (a submit costs
+        several dispatches): a copy from a staging buffer, recorded between two compute passes.
+        Counts towards ``max_batch``, so a loop of such writes still submits regularly."""
+        staging = self.device.create_buffer_with_data(data=data,
+                                                      usage=self._wgpu.BufferUsage.COPY_SRC)
+        self._pass.end()
+        self._encoder.copy_buffer_to_buffer(staging, 0, buf, offset, staging.size)
+        self._pass = self._encoder.begin_compute_pass()
+        self._pass_id = self._pass._internal
+        self._current = None
+        self._doomed.append(staging)  # freed after the submit
+        self._batch_writes += 1
+        if self._batch_count + self._batch_writes >= self.max_batch:
+            self.flush()
 
     def read_buffer(self, buf, offset: int, size: int) -> bytes:
         self.flush()
@@ -234,12 +259,22 @@ class NativeDriver(Driver):
         if len(buffers) != pipeline.n_in + pipeline.n_out:
             raise ValueError(f"dispatch: {len(buffers)} buffers for a kernel with "
                              f"{pipeline.n_in} inputs and {pipeline.n_out} outputs")
-        entries = [{"binding": 0, "resource": {"buffer": self._arena, "offset": 0,
-                                               "size": pipeline.uniform_size}}]
-        for i, buf in enumerate(buffers):
-            entries.append({"binding": i + 1, "resource": {"buffer": buf, "offset": 0,
-                                                           "size": buf.size}})
-        group = self.device.create_bind_group(layout=pipeline.bgl, entries=entries)
+        # The descriptor is built in cffi directly: wgpu-py's create_bind_group checks and
+        # converts dict entries in Python, several times the cost of the C call (a miss happens
+        # for every new combination of buffers: a loop over fresh scalars, a first run).
+        # The call itself goes through wgpu-py's error-capturing wrapper, and the result is
+        # wgpu-py's bind group object, which releases the handle when collected.
+        n = len(buffers) + 1
+        c_entries = _ffi.new("WGPUBindGroupEntry[]", n)
+        first = c_entries[0]
+        first.binding, first.buffer, first.size = 0, self._arena_raw, pipeline.uniform_size
+        for i, buf in enumerate(buffers, 1):
+            entry = c_entries[i]
+            entry.binding, entry.buffer, entry.size = i, buf._internal, buf.size
+        desc = _ffi.new("WGPUBindGroupDescriptor *")  # zeroed: no chain, empty label
+        desc.layout, desc.entryCount, desc.entries = pipeline.bgl._internal, n, c_entries
+        group = _api.GPUBindGroup("", _api.libf.wgpuDeviceCreateBindGroup(self._device_raw, desc),
+                                  self.device)
         if len(self._bind_groups) >= _BG_CACHE_MAX:
             self._forget_bind_group(next(iter(self._bind_groups)))
         found = self._bind_groups[key] = [group, group._internal, key[1:], None]
@@ -315,7 +350,7 @@ class NativeDriver(Driver):
         self._pass = self._encoder = self._pass_id = self._current = None
         self._arena_used = 0
         self._batch_refs.clear()
-        self._batch_count = 0
+        self._batch_count = self._batch_writes = 0
         doomed, self._doomed = self._doomed, []
         for buf in doomed:
             if isinstance(buf, self._wgpu.GPUBuffer):

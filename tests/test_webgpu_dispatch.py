@@ -106,9 +106,9 @@ def test_each_dispatch_reads_its_own_uniforms(count):
 @pytest.mark.parametrize("rounds", [4, D.max_batch + 5])
 def test_writes_into_buffers_the_open_batch_uses_keep_program_order(rounds):
     """dispatch reading src, then a write of src, then the next dispatch...: each dispatch sees
-    the value written before it.  wgpu-native records such writes in the open batch (a submit
-    per write made ``maximum(x, 0.0)`` in a loop five times slower), submitting only every
-    max_batch commands."""
+    the value written before it.  Such writes are recorded in the open batch, as a copy between
+    two passes (a submit per write made ``maximum(x, 0.0)`` in a loop five times slower on
+    wgpu-native), so batches are still submitted only every max_batch commands."""
     pipeline = D.create_pipeline(_AXPB, "main", 1, 1, 512)
     src, out = D.create_buffer(4), D.create_buffer(4 * rounds)
     try:
@@ -118,8 +118,8 @@ def test_writes_into_buffers_the_open_batch_uses_keep_program_order(rounds):
         for i in range(rounds):
             D.dispatch(pipeline, [src, out], _uniforms(i, 0, 10, i), 1)  # out[i] = src * 10 + i
             D.write_buffer(src, 0, struct.pack("<I", 100 + i))
-        if D.name == "wgpu-native":
-            assert D.stats()["submits"] - before == 2 * rounds // D.max_batch
+        # a write counts towards max_batch on wgpu-native (the browser batches by dispatches)
+        assert D.stats()["submits"] - before <= 2 * rounds // D.max_batch
         got = struct.unpack(f"<{rounds}I", D.read_buffer(out, 0, 4 * rounds))
         assert got == tuple((5 if i == 0 else 100 + i - 1) * 10 + i for i in range(rounds))
         assert struct.unpack("<I", D.read_buffer(src, 0, 4)) == (100 + rounds - 1,)

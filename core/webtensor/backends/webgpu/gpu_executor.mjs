@@ -15,7 +15,8 @@
 //
 // Both byte streams arrive as zero-copy views of the WebAssembly heap (PyProxy.getBuffer), used
 // before this call returns and released. Dispatches go into one compute pass; a write to a
-// buffer the open pass uses first submits the pass (queue writes would overtake it otherwise).
+// buffer the open pass uses is copied from a staging buffer between two passes of the open
+// encoder (a queue write would overtake the pass).
 
 export const OP = { CREATE: 1, DESTROY: 2, WRITE: 3, DISPATCH: 4 };
 const USAGE_UNIFORM = 1;
@@ -215,6 +216,7 @@ export class GpuExecutor {
     let segmentEnd = 0;
     const used = new Set(); // buffers the open pass binds
     const doomed = []; // buffers destroyed while the open pass uses them
+    const staged = []; // staging buffers of writes recorded in the open encoder
     const submit = () => {
       if (!encoder) return;
       pass.end();
@@ -227,6 +229,7 @@ export class GpuExecutor {
       encoder = pass = null;
       used.clear();
       for (const id of doomed.splice(0)) this._destroy(id);
+      for (const buffer of staged.splice(0)) buffer.destroy();
     };
     const n = cmds.length;
     let i = 0;
@@ -255,8 +258,22 @@ export class GpuExecutor {
         i += 7 + nBuffers;
       } else if (op === OP.WRITE) {
         const id = cmds[i + 1];
-        if (used.has(id)) submit();
-        this.queue.writeBuffer(this.buffers.get(id), cmds[i + 2], uploads, cmds[i + 3], cmds[i + 4]);
+        const target = this.buffers.get(id);
+        const [offset, start, size] = [cmds[i + 2], cmds[i + 3], cmds[i + 4]];
+        if (used.has(id)) {
+          // A queue write would overtake the open pass's dispatches, and a submit costs more
+          // than a copy: stage the data and copy it between two passes of the open encoder.
+          const staging = device.createBuffer({ size, usage: GPUBufferUsage.COPY_SRC,
+                                                mappedAtCreation: true });
+          new Uint8Array(staging.getMappedRange()).set(uploads.subarray(start, start + size));
+          staging.unmap();
+          pass.end();
+          encoder.copyBufferToBuffer(staging, 0, target, offset, size);
+          pass = encoder.beginComputePass();
+          staged.push(staging);
+        } else {
+          this.queue.writeBuffer(target, offset, uploads, start, size);
+        }
         i += 5;
       } else if (op === OP.CREATE) {
         const usage =

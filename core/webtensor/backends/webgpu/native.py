@@ -144,6 +144,7 @@ class NativeDriver(Driver):
         self._batch_count = 0  # dispatches recorded in the open batch
         self._batch_writes = 0  # writes recorded in it (``_record_write``)
         self._doomed: list = []
+        self._staging: list = []  # staging buffers of ``_record_write``, freed after the submit
         self._stats = {"dispatches": 0, "submits": 0, "pipelines": 0, "bind_groups": 0,
                        "buffers_created": 0, "buffers_destroyed": 0, "writes": 0, "reads": 0}
 
@@ -183,7 +184,7 @@ class NativeDriver(Driver):
         self._pass = self._encoder.begin_compute_pass()
         self._pass_id = self._pass._internal
         self._current = None
-        self._doomed.append(staging)  # freed after the submit
+        self._staging.append(staging)  # freed after the submit
         self._batch_writes += 1
         if self._batch_count + self._batch_writes >= self.max_batch:
             self.flush()
@@ -356,6 +357,9 @@ class NativeDriver(Driver):
             if isinstance(buf, self._wgpu.GPUBuffer):
                 buf.destroy()
                 self._stats["buffers_destroyed"] += 1
+        staging, self._staging = self._staging, []
+        for buf in staging:  # not counted: they never were tensors' buffers
+            buf.destroy()
 
     def stats(self) -> dict[str, int]:
         stats = dict(self._stats)

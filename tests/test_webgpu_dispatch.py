@@ -24,6 +24,7 @@ import pytest
 
 import webtensor as wt
 from _gpu import webgpu_or_skip  # noqa: E402
+from webtensor.api import _common
 
 GPU, CPU, B = webgpu_or_skip()
 
@@ -184,17 +185,20 @@ def test_one_batch_of_views_differing_only_in_layout(scalars_before):
     """Same op, dtype and shape, different offsets and strides, all in one open batch: each
     dispatch needs its own parameters (and, for the contiguity, its own kernel).
 
-    Also after many distinct Python scalars: the cache of scalar operands once stopped caching
-    at 4096 entries, and then every ``a * 2.0`` uploaded a new 0-d tensor into a pooled buffer
-    the open batch still used, which had to submit the batch first (wgpu-native now records
-    such a write in the batch instead)."""
+    The loop's Python scalars are device operands cached by the first use, so the loop uploads
+    nothing; also after many distinct Python scalars (the cache once stopped caching at 4096
+    entries, and then every ``a * 2.0`` uploaded a new 0-d tensor into a pooled buffer the open
+    batch still used, which had to submit the batch first)."""
+    _common._SCALARS.clear()  # the loop's scalars must not be cached before the others
     one = wt.ones((), device=CPU)
     for i in range(scalars_before):
         one * (i + 0.25)
     x, ref = _pair([i * 0.5 - 7.0 for i in range(40)], wt.float32)
     grid, grid_ref = wt.reshape(x, (5, 8)), wt.reshape(ref, (5, 8))
+    wt.maximum(x, 0.0) * 2.0 * -0.0  # the first use of each scalar uploads it
     D.flush()
     before = D.stats()["submits"]
+    writes_before = D.stats()["writes"]
     flat, rows = (x, ref), (grid, grid_ref)
     cases = [(flat, np_s[i:i + 6]) for i in range(6)]
     cases += [(flat, np_s[i:i + 26:5]) for i in range(3)]
@@ -207,6 +211,7 @@ def test_one_batch_of_views_differing_only_in_layout(scalars_before):
         # zero scalars too: they were never cached, so each one uploaded a fresh 0-d tensor
         results.append((wt.maximum(a, 0.0) * -0.0, wt.maximum(b, 0.0) * -0.0))
     assert D.stats()["submits"] == before  # still one open batch
+    assert D.stats()["writes"] == writes_before  # every scalar came from the cache
     for got, want in results:
         _same(got, want)
 

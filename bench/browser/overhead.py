@@ -6,7 +6,8 @@ native one (wgpu-py).
 
 ``run(n, sizes)`` times, per tensor size, ``n`` chained tiny ops (``x = x + 1.0``: one kernel
 dispatch each, recorded and submitted in batches) and one read at the end; it returns
-microseconds per op, and the time of one 4-byte read on its own.  Small sizes measure the
+microseconds per op, the Python recording's part of it (for a cached and a new scalar operand
+each op), and the time of one 4-byte read on its own.  Small sizes measure the
 overhead (Python, driver, submit), not the GPU.
 """
 
@@ -27,6 +28,20 @@ def _per_op_us(n: int, size: int) -> float:
     elapsed = time.perf_counter() - t0
     if last != float(n):
         raise AssertionError(f"overhead: expected {n}, got {last}")
+    return elapsed / n * 1e6
+
+
+def _record_us(n: int, size: int, fresh_scalars: bool = False) -> float:
+    """Microseconds per op of Python recording ``n`` ops (``x + 1.0``, or ``x + s`` with a new
+    Python scalar ``s`` each op), timed before the GPU is waited for: the per-op cost a fast
+    GPU leaves (software adapters here run a tiny dispatch in about as long)."""
+    x = wt.zeros((size,), dtype=wt.float32, device="webgpu")
+    (x + 1.0)[0].item()
+    t0 = time.perf_counter()
+    for i in range(n):
+        y = x + (1.0 + i * 2.0 ** -20 if fresh_scalars else 1.0)
+    elapsed = time.perf_counter() - t0
+    y[0].item()
     return elapsed / n * 1e6
 
 
@@ -241,6 +256,8 @@ def run(n: int = 1000, sizes=(16, 4096)) -> dict:
                "vendor", "architecture", "device", "description"))))}
     for size in sizes:
         out[f"us_per_op_{size}"] = round(min(_per_op_us(n, size) for _ in range(3)), 2)
+    out["record_us_per_op"] = round(min(_record_us(n, 16) for _ in range(3)), 2)
+    out["record_us_per_op_new_scalar"] = round(min(_record_us(n, 16, True) for _ in range(3)), 2)
     out["us_per_read"] = round(_read_us(), 1)
     out.update(chain_split())
     out.update(eager_split())

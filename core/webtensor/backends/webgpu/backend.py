@@ -25,6 +25,7 @@ subnormal results of ``remainder``/``exp``/``pow``/``atan2``/``hypot``/``logadde
 
 from __future__ import annotations
 
+import struct
 import threading
 from collections import Counter
 from functools import wraps
@@ -72,6 +73,19 @@ def _cpu():
     from ...device import cpu
 
     return cpu
+
+
+# (Python type, dtype) -> packing of one value whose bytes are the CPU backend's conversion
+# (struct rounds a float to float32 like C's cast, which NumPy and the pure-Python backend
+# use; ints are packed only within the dtype's range).
+_PACK = {
+    (float, _d.float32): struct.Struct("<f").pack,
+    (float, _d.float64): struct.Struct("<d").pack,
+    (bool, _d.bool): struct.Struct("<?").pack,
+    **{(int, dt): struct.Struct(fmt).pack for dt, fmt in (
+        (_d.int8, "<b"), (_d.int16, "<h"), (_d.int32, "<i"), (_d.int64, "<q"),
+        (_d.uint8, "<B"), (_d.uint16, "<H"), (_d.uint32, "<I"), (_d.uint64, "<Q"))},
+}
 
 
 class WebGPUBackend(Backend):
@@ -194,6 +208,20 @@ class WebGPUBackend(Backend):
 
     def cpu_bytes(self, dtype, values) -> bytes:
         """The bytes of ``values`` as ``dtype`` (the CPU backend converts them)."""
+        if len(values) == 1:  # a scalar operand (x * 2.5 with a new value each time)
+            value = values[0]
+            pack = _PACK.get((value.__class__, dtype))
+            if pack is not None:
+                try:
+                    # a finite float rounds once, as the CPU's cast does; the rest (inf,
+                    # NaN, finite overflow, ints out of range) takes the CPU's way
+                    if value - value == 0:
+                        return pack(value)
+                except (OverflowError, struct.error):
+                    pass
+        return self._cpu_bytes(dtype, values)
+
+    def _cpu_bytes(self, dtype, values) -> bytes:
         cpu = _cpu()
         values = values if isinstance(values, list) else list(values)
         t = Tensor._wrap(cpu.backend.from_values(dtype, values), (len(values),), dtype, cpu)
@@ -208,18 +236,27 @@ class WebGPUBackend(Backend):
         then outputs); ``params``: a ``Params`` or its packed bytes.  Every kernel of every
         family goes through here, so through one pipeline cache.  On CPU adapters a big
         launch of a kernel with a deferred pair runs the pair instead (``kernels.RARE_PATHS``)."""
-        uniforms = params if isinstance(params, bytes) else params.pack(kernel)
+        uniforms = params if params.__class__ is bytes else params.pack(kernel)
         if kernel.deferred is not None and self.software and groups >= DEFER_MIN_GROUPS:
             self._launch_deferred(kernel, buffers, uniforms, groups)
-        else:
-            self._dispatch(kernel, [b.handle for b in buffers], uniforms, groups)
+            return
+        # _dispatch inlined: this is every op's path
+        pipeline = self._pipelines.get(kernel)
+        if pipeline is None:
+            pipeline = self._pipeline(kernel)
+        if self.memory.garbage:
+            self.memory.collect()
+        self.driver.dispatch(pipeline, [b.handle for b in buffers], uniforms, groups)
+
+    def _pipeline(self, kernel):
+        pipeline = self._pipelines[kernel] = self.driver.create_pipeline(
+            kernel.wgsl, kernel.entry, kernel.n_in, kernel.n_out, kernel.uniform_size)
+        return pipeline
 
     def _dispatch(self, kernel, handles, uniforms: bytes, groups) -> None:
         pipeline = self._pipelines.get(kernel)
         if pipeline is None:
-            pipeline = self.driver.create_pipeline(kernel.wgsl, kernel.entry, kernel.n_in,
-                                                   kernel.n_out, kernel.uniform_size)
-            self._pipelines[kernel] = pipeline
+            pipeline = self._pipeline(kernel)
         if self.memory.garbage:
             self.memory.collect()
         self.driver.dispatch(pipeline, handles, uniforms, groups)
@@ -246,7 +283,11 @@ class WebGPUBackend(Backend):
     def fits(self, *tensors) -> bool:
         """Every buffer fits one storage binding; else the work is routed to the CPU (correct,
         slow), which warns once: bindings are limited to maxStorageBufferBindingSize."""
-        if all(t._data.size <= self.max_binding for t in tensors):
+        limit = self.max_binding
+        for t in tensors:  # (a loop, not all(): this runs for every op)
+            if t._data.size > limit:
+                break
+        else:
             return True
         warn_once("webgpu-binding",
                   f"webgpu: tensors larger than the {self.max_binding >> 20} MiB storage binding "
@@ -257,7 +298,7 @@ class WebGPUBackend(Backend):
     @staticmethod
     def fresh(t) -> bool:
         """``t`` is a whole C-contiguous buffer from offset 0 (what ``empty`` returns)."""
-        return t.offset == 0 and t.is_contiguous
+        return t._dense or (t.offset == 0 and t.is_contiguous)
 
     def native_ok(self, out, *inputs) -> bool:
         """A kernel may write ``out`` directly: it is fresh, and every buffer fits a binding."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 from string import Template
@@ -214,6 +214,16 @@ class Kernel:
     entry: str = "main"
     #: (flagging kernel, redo kernel) where the code reaches a rare path (see ``RARE_PATHS``)
     deferred: tuple[Kernel, Kernel] | None = None
+    _hash: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        # Computed once: every launch looks its kernel up in the pipeline cache.
+        h = self._hash
+        if not h:
+            h = hash((self.wgsl, self.n_in, self.n_out, self.uniform_size, self.entry,
+                      self.deferred))
+            object.__setattr__(self, "_hash", h)
+        return h
 
 
 def uniform_vec4s(slots: int) -> int:

@@ -19,6 +19,7 @@ from .driver import (
 )
 
 _BG_CACHE_MAX = 4096
+_DIRECT_WRITE_MAX = 4096  # bytes: writes up to this skip wgpu-py's wrapper (see write_buffer)
 # wgpu-native's C functions (cffi) and wgpu-py's wrappers of them, bound when the first driver
 # starts
 _lib = _ffi = _api = None
@@ -117,6 +118,7 @@ class NativeDriver(Driver):
                                                       required_limits=limits)
         self.limits = {k: int(self.device.limits.get(k, v)) for k, v in limits.items()}
         self.queue = self.device.queue
+        self._queue_raw = self.queue._internal
         self._sync_buffer = None
         self.max_batch = max_batch
         usage = wgpu.BufferUsage
@@ -170,6 +172,12 @@ class NativeDriver(Driver):
         if id(buf) in self._batch_refs:
             # A queue write would run before the open batch's dispatches that use ``buf``.
             self._record_write(buf, offset, data)
+        elif data.__class__ is bytes and len(data) <= _DIRECT_WRITE_MAX \
+                and not (len(data) | offset) & 3:
+            # small writes (a new scalar operand) go straight to wgpu-native: wgpu-py's
+            # write_buffer costs more than the copy (argument checks, buffer protocol)
+            _lib.wgpuQueueWriteBuffer(self._queue_raw, buf._internal, offset,
+                                      _ffi.from_buffer(data), len(data))
         else:
             self.queue.write_buffer(buf, offset, data)
 

@@ -302,7 +302,7 @@ class WebGPUBackend(Backend):
 
     def native_ok(self, out, *inputs) -> bool:
         """A kernel may write ``out`` directly: it is fresh, and every buffer fits a binding."""
-        return self.fresh(out) and self.fits(out, *inputs)
+        return (out._dense or self.fresh(out)) and self.fits(out, *inputs)
 
     def unaliased(self, out, inputs) -> list:
         """Inputs sharing ``out``'s buffer are copied first (WebGPU forbids binding a buffer as

@@ -479,7 +479,7 @@ class BrowserDriver(Driver):
             raise ValueError(f"dispatch: {size} uniform bytes, the kernel declares "
                              f"{pipeline.uniform_size}")
         batch = self._batch
-        if batch.uniform_offset() + size > ARENA_BYTES:
+        if -(-len(batch.uniforms) // UNIFORM_ALIGN) * UNIFORM_ALIGN + size > ARENA_BYTES:
             self.flush()
             batch = self._batch
         if type(workgroups) is Indirect:

@@ -245,14 +245,29 @@ def _fast(op: str, storage: str | None) -> str | None:
     return None
 
 
+# (op, storage, precision) -> expression, filled as asked: the lookups run for every op
+_UNARY_FOUND: dict = {}
+_BINARY_FOUND: dict = {}
+
+
 def unary(op: str, storage: str | None) -> str | None:
     """The WGSL expression of unary ``op`` on ``storage`` values, or None (CPU)."""
-    return _fast(op, storage) or _lookup(UNARY, op, storage)
+    key = (op, storage, _precision.get_precision())
+    try:
+        return _UNARY_FOUND[key]
+    except KeyError:
+        found = _UNARY_FOUND[key] = _fast(op, storage) or _lookup(UNARY, op, storage)
+        return found
 
 
 def binary(op: str, storage: str | None) -> str | None:
     """The WGSL expression of binary ``op`` on two ``storage`` values, or None (CPU)."""
-    return _fast(op, storage) or _lookup(BINARY, op, storage)
+    key = (op, storage, _precision.get_precision())
+    try:
+        return _BINARY_FOUND[key]
+    except KeyError:
+        found = _BINARY_FOUND[key] = _fast(op, storage) or _lookup(BINARY, op, storage)
+        return found
 
 
 def _compose(outer: str, inner: str) -> str:

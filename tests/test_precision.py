@@ -178,3 +178,21 @@ def test_webgpu_fast_transcendentals_are_close_and_leave_exact_mode_alone(name):
                                                              for a in args))
     err = np.abs(fast.numpy() - want) / np.maximum(np.abs(want), 1.0)
     assert float(err.max()) < 2e-5, f"{name}: fast built-in off by {float(err.max()):.2e}"
+
+
+def test_webgpu_expressions_follow_the_precision_of_each_call():
+    # exprs memoizes its lookups (every op asks): the key must carry the precision
+    from webtensor.backends.webgpu import exprs
+
+    exact_sin, exact_atan2 = exprs.unary("sin", "f32"), exprs.binary("atan2", "f32")
+    for _ in range(2):
+        with wt.set_precision("fast"):
+            assert exprs.unary("sin", "f32") == "sin(a)"
+            assert exprs.binary("atan2", "f32") == "atan2(a, b)"
+            assert exprs.unary("sin", "c64") == exprs.unary("sin", "c64")  # no fast form
+        assert exprs.unary("sin", "f32") == exact_sin != "sin(a)"
+        assert exprs.binary("atan2", "f32") == exact_atan2 != "atan2(a, b)"
+    with wt.set_precision("fast"):
+        fast_add = exprs.binary("add", "f32")
+    assert exprs.binary("add", "f32") == fast_add  # ops without a fast form are the same
+    assert exprs.unary("sin", None) is None and exprs.binary("add", None) is None

@@ -146,6 +146,25 @@ def test_destroying_a_buffer_drops_its_bind_groups():
     D.destroy_buffer(out)
 
 
+@_NATIVE_ONLY
+def test_small_writes_land_and_bad_writes_still_raise():
+    """Small writes skip wgpu-py's wrapper (every new scalar operand makes one); a write out of
+    bounds, empty or not in whole words still goes through it and raises, changing nothing."""
+    from wgpu import GPUValidationError
+
+    buf = D.create_buffer(16)
+    try:
+        D.write_buffer(buf, 0, struct.pack("<4I", 1, 2, 3, 4))
+        D.write_buffer(buf, 8, struct.pack("<I", 30))
+        for offset, data in ((16, bytes(4)), (12, bytes(8)), (4, bytes(2)), (2, bytes(4)),
+                             (0, b"")):
+            with pytest.raises((ValueError, GPUValidationError)):
+                D.write_buffer(buf, offset, data)
+        assert struct.unpack("<4I", D.read_buffer(buf, 0, 16)) == (1, 2, 30, 4)
+    finally:
+        D.destroy_buffer(buf)
+
+
 def test_dispatch_misuse_names_the_mismatch():
     pipeline = D.create_pipeline(_AXPB, "main", 1, 1, 512)
     a, b = D.create_buffer(4), D.create_buffer(4)

@@ -11,7 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import webtensor as wt
+from webtensor.backends.cpu_python import PythonBackend
 from webtensor.backends.webgpu import backend as webgpu_backend
+from webtensor.device import cpu
+from webtensor.tensor import Tensor
 
 # cpu_bytes needs no device: a backend object without a driver is enough
 BACKEND = object.__new__(webgpu_backend.WebGPUBackend)
@@ -24,7 +27,13 @@ FLOAT_EDGES = [0.0, -0.0, 1.0, -2.5, 0.1, 1e-45, 7e-46, 1.4e-45, 1e-39, -1e-39, 
 
 
 def generic(dtype, value) -> bytes:
-    return BACKEND._cpu_bytes(dtype, [value])
+    """The active CPU backend's bytes (NumPy, or pure Python under WEBTENSOR_CPU=python), checked
+    against the pure-Python backend's too, so both backends are the oracle in every run."""
+    found = BACKEND._cpu_bytes(dtype, [value])
+    python_cpu = PythonBackend()
+    t = Tensor._wrap(python_cpu.from_values(dtype, [value]), (1,), dtype, cpu)
+    assert python_cpu.to_bytes(t) == found, (dtype, value)
+    return found
 
 
 def packed(dtype, value) -> bytes:

@@ -172,10 +172,11 @@ class NativeDriver(Driver):
         if id(buf) in self._batch_refs:
             # A queue write would run before the open batch's dispatches that use ``buf``.
             self._record_write(buf, offset, data)
-        elif data.__class__ is bytes and len(data) <= _DIRECT_WRITE_MAX \
-                and not (len(data) | offset) & 3:
+        elif data.__class__ is bytes and 0 < len(data) <= _DIRECT_WRITE_MAX \
+                and not (len(data) | offset) & 3 and offset + len(data) <= buf.size:
             # small writes (a new scalar operand) go straight to wgpu-native: wgpu-py's
-            # write_buffer costs more than the copy (argument checks, buffer protocol)
+            # write_buffer costs more than the copy.  Only writes that pass its checks (in
+            # bounds, whole words): a bad one still gets wgpu-py's ValueError
             _lib.wgpuQueueWriteBuffer(self._queue_raw, buf._internal, offset,
                                       _ffi.from_buffer(data), len(data))
         else:

@@ -99,7 +99,7 @@ def check_ndim(ndim: int, fn: str) -> None:
 def check_size(shape, itemsize: int, fn: str) -> int:
     """The element count of ``shape``; a MemoryError naming the bytes when no device could
     hold it (the same error on every device, before anything is allocated)."""
-    size = math.prod(shape)
+    size = size_of(shape)
     if size * itemsize > MAX_BYTES:
         if fn == "empty":  # an internal allocation: name the public function called
             fn = entry_point() or fn

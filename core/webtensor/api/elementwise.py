@@ -55,11 +55,11 @@ def apply_binary(op: ElementwiseOp, x1, x2) -> Tensor:
     c1, c2 = x1.__class__, x2.__class__
     if c1 is Tensor and c2 in PLAIN_SCALARS and x1.names is None:
         # tensor op Python scalar: the scalar's stretched operand comes from a cache
-        a = x1 if x1.dtype is compute else cast(x1, compute)
+        a = cast(x1, compute)
         shape, names = a.shape, None
         b = stretched_operand(x2, compute, device, weak, shape)
     elif c2 is Tensor and c1 in PLAIN_SCALARS and x2.names is None:
-        b = x2 if x2.dtype is compute else cast(x2, compute)
+        b = cast(x2, compute)
         shape, names = b.shape, None
         a = stretched_operand(x1, compute, device, weak, shape)
     else:
@@ -171,7 +171,7 @@ def _refuse_text(op, other):
 
 def _forward(op, refuse_text: bool = True):
     def forward(self, other):
-        if other.__class__ is Tensor or other.__class__ in PLAIN_SCALARS or _operand_ok(other):
+        if _operand_ok(other):
             return apply_binary(op, self, other)
         if refuse_text and isinstance(other, (str, bytes)):
             _refuse_text(op, other)
@@ -181,7 +181,7 @@ def _forward(op, refuse_text: bool = True):
 
 def _reflected(op):
     def reflected(self, other):
-        if other.__class__ in PLAIN_SCALARS or _operand_ok(other):
+        if _operand_ok(other):
             return apply_binary(op, other, self)
         if isinstance(other, (str, bytes)):
             _refuse_text(op, other)

@@ -239,24 +239,15 @@ class WebGPUBackend(Backend):
         uniforms = params if params.__class__ is bytes else params.pack(kernel)
         if kernel.deferred is not None and self.software and groups >= DEFER_MIN_GROUPS:
             self._launch_deferred(kernel, buffers, uniforms, groups)
-            return
-        # _dispatch inlined: this is every op's path
-        pipeline = self._pipelines.get(kernel)
-        if pipeline is None:
-            pipeline = self._pipeline(kernel)
-        if self.memory.garbage:
-            self.memory.collect()
-        self.driver.dispatch(pipeline, [b.handle for b in buffers], uniforms, groups)
-
-    def _pipeline(self, kernel):
-        pipeline = self._pipelines[kernel] = self.driver.create_pipeline(
-            kernel.wgsl, kernel.entry, kernel.n_in, kernel.n_out, kernel.uniform_size)
-        return pipeline
+        else:
+            self._dispatch(kernel, [b.handle for b in buffers], uniforms, groups)
 
     def _dispatch(self, kernel, handles, uniforms: bytes, groups) -> None:
         pipeline = self._pipelines.get(kernel)
         if pipeline is None:
-            pipeline = self._pipeline(kernel)
+            pipeline = self.driver.create_pipeline(kernel.wgsl, kernel.entry, kernel.n_in,
+                                                   kernel.n_out, kernel.uniform_size)
+            self._pipelines[kernel] = pipeline
         if self.memory.garbage:
             self.memory.collect()
         self.driver.dispatch(pipeline, handles, uniforms, groups)
@@ -302,7 +293,7 @@ class WebGPUBackend(Backend):
 
     def native_ok(self, out, *inputs) -> bool:
         """A kernel may write ``out`` directly: it is fresh, and every buffer fits a binding."""
-        return (out._dense or self.fresh(out)) and self.fits(out, *inputs)
+        return self.fresh(out) and self.fits(out, *inputs)
 
     def unaliased(self, out, inputs) -> list:
         """Inputs sharing ``out``'s buffer are copied first (WebGPU forbids binding a buffer as

@@ -145,8 +145,8 @@ class CommandBatch:
 
     def dispatch(self, pipeline: int, buffers: Sequence[int], uniforms: bytes,
                  grid: tuple[int, int, int]) -> None:
+        offset = self.uniform_offset()
         data = self.uniforms
-        offset = -(-len(data) // UNIFORM_ALIGN) * UNIFORM_ALIGN  # uniform_offset()
         data += bytes(offset - len(data))
         data += uniforms
         data += bytes(-len(data) % 4)  # the executor copies whole words into the arena
@@ -478,17 +478,13 @@ class BrowserDriver(Driver):
         if size != pipeline.uniform_size:
             raise ValueError(f"dispatch: {size} uniform bytes, the kernel declares "
                              f"{pipeline.uniform_size}")
-        batch = self._batch
-        if -(-len(batch.uniforms) // UNIFORM_ALIGN) * UNIFORM_ALIGN + size > ARENA_BYTES:
+        if self._batch.uniform_offset() + size > ARENA_BYTES:
             self.flush()
-            batch = self._batch
         if type(workgroups) is Indirect:
             grid = (INDIRECT_GRID, workgroups.buffer, workgroups.offset)
-        elif 0 < workgroups <= self.limits["max-compute-workgroups-per-dimension"]:
-            grid = (workgroups, 1, 1)
         else:
             grid = fold_grid(workgroups, self.limits["max-compute-workgroups-per-dimension"])
-        batch.dispatch(pipeline.handle, buffers, uniforms, grid)
+        self._batch.dispatch(pipeline.handle, buffers, uniforms, grid)
         self._stats["dispatches"] += 1
         if self._batch.dispatches >= self.max_batch:
             self.flush()

@@ -190,7 +190,7 @@ def _unary(dev, op, out, x) -> bool:
     t, dst = STORAGE_OF.get(x.dtype), STORAGE_OF.get(out.dtype)
     expr = exprs.unary(op, t)
     if expr is not None and dst is not None and dev.native_ok(out, x):
-        if 0 not in out.shape:
+        if out.size:
             _map(dev, expr, out, [x], [t], dst)
         return True
     if op not in _ops.ELEMENTWISE:
@@ -203,7 +203,7 @@ def _binary(dev, op, out, a, b) -> bool:
     expr = exprs.binary(op, t)
     if expr is not None and dst is not None and b.dtype is a.dtype \
             and dev.native_ok(out, a, b):
-        if 0 not in out.shape:
+        if out.size:
             _map(dev, expr, out, [a, b], [t, t], dst)
         return True
     if op not in _ops.ELEMENTWISE:

@@ -245,29 +245,27 @@ def _fast(op: str, storage: str | None) -> str | None:
     return None
 
 
-# (op, storage, precision) -> expression, filled as asked: the lookups run for every op
-_UNARY_FOUND: dict = {}
-_BINARY_FOUND: dict = {}
+def _expressions(table: dict[str, dict[str, str]], arity: str):
+    """The lookup of ``table``'s WGSL expressions, memoized per (op, storage, precision): it
+    runs for every op."""
+    found: dict = {}
+
+    def expression(op: str, storage: str | None) -> str | None:
+        key = (op, storage, _precision.get_precision())
+        try:
+            return found[key]
+        except KeyError:
+            value = found[key] = _fast(op, storage) or _lookup(table, op, storage)
+            return value
+
+    expression.__name__ = expression.__qualname__ = arity
+    expression.__doc__ = (f"The WGSL expression of {arity} ``op`` on ``storage`` values, or "
+                          f"None (CPU).")
+    return expression
 
 
-def unary(op: str, storage: str | None) -> str | None:
-    """The WGSL expression of unary ``op`` on ``storage`` values, or None (CPU)."""
-    key = (op, storage, _precision.get_precision())
-    try:
-        return _UNARY_FOUND[key]
-    except KeyError:
-        found = _UNARY_FOUND[key] = _fast(op, storage) or _lookup(UNARY, op, storage)
-        return found
-
-
-def binary(op: str, storage: str | None) -> str | None:
-    """The WGSL expression of binary ``op`` on two ``storage`` values, or None (CPU)."""
-    key = (op, storage, _precision.get_precision())
-    try:
-        return _BINARY_FOUND[key]
-    except KeyError:
-        found = _BINARY_FOUND[key] = _fast(op, storage) or _lookup(BINARY, op, storage)
-        return found
+unary = _expressions(UNARY, "unary")
+binary = _expressions(BINARY, "binary")
 
 
 def _compose(outer: str, inner: str) -> str:

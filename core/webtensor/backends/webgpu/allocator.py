@@ -2,11 +2,15 @@
 
 A tensor's buffer goes back to the pool when its ``GPUBuffer`` is collected.  Freed buffers
 wait in the pool keyed by allocation size (at most ``POOL_BYTES``), so loops that allocate the
-same shapes reuse buffers (and the driver's bind groups).  Reuse is safe while recorded work
+same shapes reuse buffers (and the driver's bind groups).  A full pool gives its least recently
+freed buffers back to the driver, so stale sizes left by earlier work never stop the buffers of
+the current loop from being recycled.  Reuse is safe while recorded work
 still reads the old contents: dispatches run in order, and writes flush first.
 """
 
 from __future__ import annotations
+
+from collections import deque
 
 
 class GPUBuffer:
@@ -57,7 +61,10 @@ class Allocator:
         self.driver = driver
         self.max_buffer = driver.limits["max-buffer-size"]
         self.garbage: list = []  # (handle, size) of collected GPUBuffers, appended lock-free
-        self._pool: dict[int, list] = {}
+        # Freed handles per allocation size, oldest first; ``_freed`` holds every pooled handle
+        # in the order it was freed (dicts keep insertion order), for least-recent eviction.
+        self._pool: dict[int, deque] = {}
+        self._freed: dict = {}
         self._pool_bytes = 0
         self._live = 0
         self._live_bytes = 0
@@ -78,7 +85,8 @@ class Allocator:
         size = bucket(nbytes) if nbytes > 256 else 256
         free = self._pool.get(size)
         if free:
-            handle = free.pop()
+            handle = free.pop()  # the most recently freed: likeliest to have warm bind groups
+            del self._freed[handle]
             self._pool_bytes -= size
         else:
             handle = self.driver.create_buffer(size)
@@ -90,26 +98,40 @@ class Allocator:
         return GPUBuffer(handle, nbytes, size, self)
 
     def collect(self) -> None:
-        """Pool (or destroy, past ``POOL_BYTES``) the buffers of collected tensors."""
+        """Pool the buffers of collected tensors, evicting the least recently freed ones past
+        ``POOL_BYTES`` (a buffer larger than the whole pool is destroyed at once)."""
         while self.garbage:
             handle, size = self.garbage.pop()
             self._live -= 1
             self._live_bytes -= size
-            if self._pool_bytes + size <= self.POOL_BYTES:
-                self._pool.setdefault(size, []).append(handle)
-                self._pool_bytes += size
-            else:
-                self._owned.discard(handle)
-                self.driver.destroy_buffer(handle)
+            if size > self.POOL_BYTES:
+                self._destroy(handle)
+                continue
+            while self._pool_bytes + size > self.POOL_BYTES:
+                oldest, oldest_size = next(iter(self._freed.items()))
+                del self._freed[oldest]
+                # Within one size, handles are freed in order: the oldest is leftmost.
+                self._pool[oldest_size].popleft()
+                self._pool_bytes -= oldest_size
+                self._destroy(oldest)
+            free = self._pool.get(size)
+            if free is None:
+                free = self._pool[size] = deque()
+            free.append(handle)
+            self._freed[handle] = size
+            self._pool_bytes += size
+
+    def _destroy(self, handle) -> None:
+        self._owned.discard(handle)
+        self.driver.destroy_buffer(handle)
 
     def empty_pool(self) -> None:
         """Give every pooled (free) buffer back to the driver."""
         self.collect()
-        for handles in self._pool.values():
-            for handle in handles:
-                self._owned.discard(handle)
-                self.driver.destroy_buffer(handle)
+        for handle in self._freed:
+            self._destroy(handle)
         self._pool.clear()
+        self._freed.clear()
         self._pool_bytes = 0
 
     def stats(self) -> dict:

@@ -496,6 +496,17 @@ def test_promote_types_of_inputs(dev, mode):
         assert u.tolist() == [1] and not u.weak
 
 
+def test_promote_types_of_inputs_hands_out_tensors_the_caller_owns(dev):
+    # A promoted Python scalar is a new tensor, not the cache entry that ``x * 2.5`` reuses:
+    # writing into it must not change what 2.5 means to later operations.
+    x = wt.asarray([1.0, 2.0], dtype=wt.float32, device=dev)
+    assert (x * 2.5).tolist() == [2.5, 5.0]
+    _, y = wt.promote_types_of_inputs(x, 2.5)
+    y[...] = 7.0
+    assert y.tolist() == 7.0
+    assert (x * 2.5).tolist() == [2.5, 5.0]
+
+
 def test_precise_mode_is_the_numpy_promotion_mode():
     # the seed's example: float32 with int32
     with wt.precise_mode(True):

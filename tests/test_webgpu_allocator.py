@@ -18,6 +18,10 @@ class FakeDriver:
     def __init__(self):
         self.created = 0
         self.destroyed: list = []
+        self.in_batch: set = set()  # what the open batch uses
+
+    def busy(self, handle):
+        return handle in self.in_batch
 
     def create_buffer(self, size):
         self.created += 1
@@ -53,6 +57,20 @@ def test_freed_buffers_are_reused_by_size():
     assert again.handle == handle and driver.created == 1
     other = memory.allocate(5000)  # another bucket: a new buffer
     assert other.handle != handle and driver.created == 2
+
+
+def test_uploads_take_the_oldest_free_buffer_the_open_batch_does_not_use():
+    memory, driver = small_pool(1 << 20)
+    a, b = memory.allocate(256), memory.allocate(256)
+    free(a, b)  # a is the least recently freed
+    assert memory.allocate(256, upload=True).handle == a.handle
+    free(memory.allocate(256))  # b again (outputs take the most recent)
+    driver.in_batch = {b.handle}
+    created = driver.created
+    fresh = memory.allocate(256, upload=True)  # b is busy: a write into it would be recorded
+    assert fresh.handle != b.handle and driver.created == created + 1
+    driver.in_batch = set()
+    assert memory.allocate(256, upload=True).handle == b.handle
 
 
 def test_a_pool_full_of_stale_sizes_still_recycles_the_current_loop():

@@ -99,9 +99,10 @@ def compare(gpu_env: dict, cpu_env: dict, i: int) -> None:
 def cached_scalar_buffers() -> tuple[int, int]:
     """Buffers (count, bytes) of the frontend's bounded cache of scalar operands on webgpu
     (``x * 2.0`` in a loop reuses one 0-d tensor and its stretched views, which share its
-    buffer): alive by design, not a leak."""
+    buffer): alive by design, not a leak.  Constants kept on the host hold no GPU buffer until
+    a kernel binds one."""
     held = {id(t._data): t._data for t in _common._SCALARS.values()
-            if t.device.name == "webgpu"}
+            if t.device.name == "webgpu" and t._data.handle is not None}
     return len(held), sum(data.size for data in held.values())
 
 

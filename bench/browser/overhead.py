@@ -6,8 +6,8 @@ native one (wgpu-py).
 
 ``run(n, sizes)`` times, per tensor size, ``n`` chained tiny ops (``x = x + 1.0``: one kernel
 dispatch each, recorded and submitted in batches) and one read at the end; it returns
-microseconds per op, the Python recording's part of it (for a cached and a new scalar operand
-each op), and the time of one 4-byte read on its own.  Small sizes measure the
+microseconds per op (also with a new scalar operand each op), the Python recording's part of it
+(for a cached and a new scalar operand each op), and the time of one 4-byte read on its own.  Small sizes measure the
 overhead (Python, driver, submit), not the GPU.
 """
 
@@ -28,6 +28,25 @@ def _per_op_us(n: int, size: int) -> float:
     elapsed = time.perf_counter() - t0
     if last != float(n):
         raise AssertionError(f"overhead: expected {n}, got {last}")
+    return elapsed / n * 1e6
+
+
+_fresh = iter(range(1, 1 << 40))
+
+
+def _per_op_new_scalar_us(n: int, size: int) -> float:
+    """``_per_op_us`` with a Python scalar the device has not seen before in every op
+    (``x * (1 + i / 1e4)`` in a loop: a schedule, a playground animation)."""
+    base = wt.zeros((size,), dtype=wt.float32, device="webgpu")
+    (base + 0.5)[0].item()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        s = next(_fresh) * 2.0 ** -20
+        x = base + s
+    last = x[-1].item()
+    elapsed = time.perf_counter() - t0
+    if last != wt.asarray(s, dtype=wt.float32, device="cpu").item():
+        raise AssertionError(f"overhead: expected {s}, got {last}")
     return elapsed / n * 1e6
 
 
@@ -260,6 +279,7 @@ def run(n: int = 1000, sizes=(16, 4096)) -> dict:
                "vendor", "architecture", "device", "description"))))}
     for size in sizes:
         out[f"us_per_op_{size}"] = round(min(_per_op_us(n, size) for _ in range(3)), 2)
+    out["us_per_op_new_scalar_16"] = round(min(_per_op_new_scalar_us(n, 16) for _ in range(3)), 2)
     out["record_us_per_op"] = round(min(_record_us(n, 16) for _ in range(3)), 2)
     out["record_us_per_op_new_scalar"] = round(min(_record_us(n, 16, True) for _ in range(3)), 2)
     out["us_per_read"] = round(_read_us(), 1)

@@ -475,11 +475,12 @@ def function_unsupported_dtypes(fn, /, *, device=None) -> tuple:
 def promote_types_of_inputs(x1, x2, /) -> tuple:
     """``x1`` and ``x2`` (tensors or Python scalars) as two tensors of their promoted dtype
     (``wt.result_type`` in the active promotion mode; a scalar joins the tensor's device)."""
-    from .api._common import operand, promote
-    from .tensor import cast
+    from .api._common import promote
+    from .tensor import cast, scalar
 
     dt, weak, device, args = promote((x1, x2), "promote_types_of_inputs")
-    return tuple(cast(a, dt, weak=weak) if a.__class__ is Tensor else operand(a, dt, device, weak)
+    # scalar, not the cached operand: the caller owns (and may write) what it gets back
+    return tuple(cast(a, dt, weak=weak) if a.__class__ is Tensor else scalar(a, dt, device, weak)
                  for a in args)
 
 

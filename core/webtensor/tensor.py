@@ -258,6 +258,11 @@ def scalar(value, dtype: DType, device: Device, weak=False) -> Tensor:
     return from_values([value], (), dtype, device, weak=weak)
 
 
+def constant(value, dtype: DType, device: Device, weak=False) -> Tensor:
+    """``scalar`` for an internal, read-only operand (see ``Backend.constant``)."""
+    return Tensor._wrap(device.backend.constant(dtype, value), (), dtype, device, weak=weak)
+
+
 def contiguous(x: Tensor) -> Tensor:
     """``x`` itself if it is a dense C-ordered buffer, else a materialized copy."""
     if x.offset == 0 and x.is_contiguous:

@@ -10,7 +10,7 @@ from .. import promotion as _p
 from .. import shape as _s
 from .._tracing import ACTIVE
 from ..device import Device, as_device
-from ..tensor import Tensor, broadcast_view, cast, scalar
+from ..tensor import Tensor, broadcast_view, cast, constant, scalar
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -104,7 +104,7 @@ def operand(x, dtype, device, weak=False) -> Tensor:
         key = (x.__class__, value, dtype, id(device), weak)
         found = _SCALARS.get(key)
         if found is None:
-            found = _remember(key, scalar(x, dtype, device, weak))
+            found = _remember(key, constant(x, dtype, device, weak))
         return found
     return scalar(x, dtype, device, weak)
 

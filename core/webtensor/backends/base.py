@@ -171,6 +171,12 @@ class Backend:
         """The elements of the view ``x`` in C order as Python scalars (bool/int/float/complex)."""
         raise NotImplementedError
 
+    def constant(self, dtype, value):
+        """A one-element buffer holding the Python scalar ``value`` as ``dtype``, for an
+        internal operand (``x * 2.0``) that nothing ever writes: a backend may keep it on the
+        host (webgpu passes it to kernels in their parameters instead of a buffer)."""
+        return self.from_values(dtype, [value])
+
     # -- data movement ---------------------------------------------------------------------------
     def copy(self, out, x) -> None:
         """Materialize the view ``x`` (same dtype) into ``out``."""

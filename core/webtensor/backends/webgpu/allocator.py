@@ -15,15 +15,20 @@ from collections import deque
 
 class GPUBuffer:
     """A tensor's device buffer; its GPU memory goes back to the pool when this object is
-    collected.  ``nbytes`` is the tensor data, ``size`` the allocation (whole words)."""
+    collected.  ``nbytes`` is the tensor data, ``size`` the allocation (whole words).
 
-    __slots__ = ("handle", "nbytes", "size", "owner", "__weakref__")
+    A constant (``WebGPUBackend.constant``: a scalar operand) also keeps its bytes in ``host``,
+    padded to whole words, and gets a driver buffer (``handle``) only when a kernel binds it;
+    any write drops ``host``."""
 
-    def __init__(self, handle, nbytes: int, size: int, owner=None):
+    __slots__ = ("handle", "nbytes", "size", "owner", "host", "__weakref__")
+
+    def __init__(self, handle, nbytes: int, size: int, owner=None, host=None):
         self.handle = handle
         self.nbytes = nbytes
         self.size = size
         self.owner = owner  # the allocator whose pool takes the handle back
+        self.host = host
 
     def __del__(self):
         # Cheaper per tensor than weakref.finalize (no registry entry, no atexit bookkeeping).
@@ -74,7 +79,12 @@ class Allocator:
         # of the cycle (the handle too) before GPUBuffer.__del__ could hand it to the pool.
         self._owned: set = set()
 
-    def allocate(self, nbytes: int) -> GPUBuffer:
+    def allocate(self, nbytes: int, upload: bool = False) -> GPUBuffer:
+        """A buffer for ``nbytes``: a pooled one of the same bucket if any, else a new one.
+        ``upload``: the host writes it next, so it takes the least recently freed pooled
+        buffer, and only one the open batch does not use (a write into that one would have to
+        be recorded in the batch); outputs of kernels take the most recently freed, whose bind
+        groups are likeliest to be cached."""
         if nbytes > self.max_buffer:
             raise MemoryError(
                 f"webgpu: a tensor of {nbytes} bytes exceeds the device's maxBufferSize limit of "
@@ -84,8 +94,8 @@ class Allocator:
             self.collect()
         size = bucket(nbytes) if nbytes > 256 else 256
         free = self._pool.get(size)
-        if free:
-            handle = free.pop()  # the most recently freed: likeliest to have warm bind groups
+        if free and not (upload and self.driver.busy(free[0])):
+            handle = free.popleft() if upload else free.pop()
             del self._freed[handle]
             self._pool_bytes -= size
         else:

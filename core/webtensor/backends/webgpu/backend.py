@@ -139,6 +139,8 @@ class WebGPUBackend(Backend):
     def read(self, buf: GPUBuffer, start: int, nbytes: int) -> bytes:
         if nbytes == 0:
             return b""
+        if buf.host is not None:
+            return buf.host[start:start + nbytes]
         lo = start & ~3
         hi = (start + nbytes + 3) & ~3
         raw = self.driver.read_buffer(buf.handle, lo, hi - lo)
@@ -148,6 +150,9 @@ class WebGPUBackend(Backend):
         end = start + len(data)
         if not data:
             return
+        if buf.host is not None:
+            self.bound(buf)
+            buf.host = None
         lo = start & ~3
         hi = (end + 3) & ~3
         head = self.read(buf, lo, start - lo) if start != lo else b""
@@ -159,14 +164,32 @@ class WebGPUBackend(Backend):
 
     def from_bytes(self, dtype, data):
         data = bytes(data)
-        buf = self.memory.allocate(len(data))
+        buf = self.memory.allocate(len(data), upload=True)
         self.write(buf, 0, data)
         return buf
+
+    def constant(self, dtype, value):
+        """Kept on the host: elementwise kernels take it in their parameters (no buffer, no
+        upload, no new bind group for a new Python scalar); ``bound`` uploads it for others."""
+        data = self.cpu_bytes(dtype, [value])
+        return GPUBuffer(None, len(data), bucket(len(data)), host=data + bytes(-len(data) % 4))
+
+    def bound(self, buf: GPUBuffer):
+        """``buf``'s driver buffer, uploading a constant's bytes the first time it is bound."""
+        if buf.handle is None:
+            fresh = self.memory.allocate(buf.nbytes, upload=True)
+            buf.handle, buf.size, buf.owner = fresh.handle, fresh.size, fresh.owner
+            fresh.owner = None  # ``buf`` returns the handle to the pool now
+            self.memory.collect()
+            self.driver.write_buffer(buf.handle, 0, buf.host)
+        return buf.handle
 
     def to_bytes(self, x) -> bytes:
         n = x.size * x.dtype.itemsize
         if n == 0:
             return b""
+        if x._data.host is not None and x._data.nbytes == x.dtype.itemsize:
+            return self._constant_bytes(x)
         if x.is_contiguous:
             return self.read(x._data, x.offset * x.dtype.itemsize, n)
         if not self._gathers_on_gpu(x):
@@ -174,6 +197,11 @@ class WebGPUBackend(Backend):
         out = self.empty_like(x)
         self.copy(out, x)
         return self.read(out._data, 0, n)
+
+    @staticmethod
+    def _constant_bytes(x) -> bytes:
+        """The view ``x`` of a constant (one element, every view repeats it) in C order."""
+        return x._data.host[:x.dtype.itemsize] * x.size
 
     def _gathers_on_gpu(self, x) -> bool:
         """A view's elements can be made contiguous by a kernel: source and result each fit one
@@ -187,9 +215,11 @@ class WebGPUBackend(Backend):
         n = x.size * x.dtype.itemsize
         if n == 0:
             return b""
+        if x._data.host is not None and x._data.nbytes == x.dtype.itemsize:
+            return self._constant_bytes(x)
         if not x.is_contiguous:
             if not self._gathers_on_gpu(x):
-                raw = await self.driver.read_buffer_async(x._data.handle, 0, x._data.size)
+                raw = await self.driver.read_buffer_async(self.bound(x._data), 0, x._data.size)
                 cpu = _cpu()
                 data = cpu.backend.from_bytes(x.dtype, raw[:x._data.nbytes])
                 return cpu.backend.to_bytes(Tensor._wrap(data, x.shape, x.dtype, cpu,
@@ -237,10 +267,17 @@ class WebGPUBackend(Backend):
         family goes through here, so through one pipeline cache.  On CPU adapters a big
         launch of a kernel with a deferred pair runs the pair instead (``kernels.RARE_PATHS``)."""
         uniforms = params if params.__class__ is bytes else params.pack(kernel)
+        for b in buffers[kernel.n_in:]:
+            if b.host is not None:  # a kernel writes a constant: its host copy goes stale
+                self.bound(b)
+                b.host = None
         if kernel.deferred is not None and self.software and groups >= DEFER_MIN_GROUPS:
             self._launch_deferred(kernel, buffers, uniforms, groups)
         else:
-            self._dispatch(kernel, [b.handle for b in buffers], uniforms, groups)
+            handles = [b.handle for b in buffers]
+            if None in handles:
+                handles = [self.bound(b) for b in buffers]
+            self._dispatch(kernel, handles, uniforms, groups)
 
     def _dispatch(self, kernel, handles, uniforms: bytes, groups) -> None:
         pipeline = self._pipelines.get(kernel)
@@ -262,7 +299,7 @@ class WebGPUBackend(Backend):
         init.add(*kernels.REDO_HEADER_INIT)
         header = kernels.fill_kernel(kernels.REDO_HEADER)
         self._dispatch(header, [scratch.handle], init.pack(header), 1)
-        handles = [b.handle for b in buffers]
+        handles = [self.bound(b) for b in buffers]
         self._dispatch(flagging, [*handles, scratch.handle], uniforms, groups)
         ins, outs = handles[:kernel.n_in], handles[kernel.n_in:]
         self._dispatch(redo, [*ins, scratch.handle, *outs], uniforms, Indirect(scratch.handle))

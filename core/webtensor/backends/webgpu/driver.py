@@ -118,6 +118,11 @@ class Driver(ABC):
         """Copy ``data`` (bytes-like, length a multiple of 4) into ``buf`` at byte ``offset``
         (a multiple of 4), ordered after every dispatch recorded so far."""
 
+    def busy(self, buf) -> bool:
+        """True when the open batch uses ``buf``: a write into it then has to be recorded in
+        the batch, which costs more than a write into a buffer it does not use."""
+        return False
+
     @abstractmethod
     def read_buffer(self, buf, offset: int, size: int) -> bytes:
         """Submit pending work, wait, and return ``size`` bytes of ``buf`` from ``offset``

@@ -227,15 +227,22 @@ _RUN = {"copy": _copy, "assign": _assign, "fill": _fill, "iota": _iota, "cast": 
 # -- map kernels: out = expr(inputs) --------------------------------------------------------------
 
 def _map(dev, expr: str, out, inputs, storages, out_storage: str) -> None:
-    """``out = expr(inputs)`` elementwise; ``out`` fresh, inputs any views of its shape."""
+    """``out = expr(inputs)`` elementwise; ``out`` fresh, inputs any views of its shape.
+    Constants (scalar operands kept on the host) go in the parameters, not in a buffer."""
     out_data = out._data
     buffers = []
+    values = b""
     key = ["map", expr, out_storage, out.shape, *storages]
     for t in inputs:
-        if t._data is out_data:
+        data = t._data
+        if data is out_data:
             return _map(dev, expr, out, dev.unaliased(out, inputs), storages, out_storage)
-        buffers.append(t._data)
-        key += (t.strides, t.offset)
+        if _is_constant(t):
+            values += data.host
+            key.append(None)  # where a buffer operand has its strides and offset
+        else:
+            buffers.append(data)
+            key += (t.strides, t.offset)
     buffers.append(out_data)
     # Everything below depends only on the key: the kernel, the packed parameters and the
     # workgroup count are built once per (op, dtypes, layout).
@@ -247,37 +254,57 @@ def _map(dev, expr: str, out, inputs, storages, out_storage: str) -> None:
         if len(plans) >= _PLANS_MAX:
             plans.clear()
         plans[key] = found
-    dev.launch(found[0], buffers, found[1], found[2])
+    params = found[1]
+    if values:  # the constants' words, where the plan left room for them
+        if values == found[4]:  # the same constants as last time (x * 2.0 in a loop)
+            params = found[5]
+        else:
+            at = found[3]
+            params = found[5] = params[:at] + values + params[at + len(values):]
+            found[4] = values
+    dev.launch(found[0], buffers, params, found[2])
 
 
-def _map_plan(expr: str, out, inputs, storages, out_storage: str) -> tuple:
-    """(kernel, packed parameters, workgroups) of ``_map``'s dispatch."""
+def _is_constant(t) -> bool:
+    """``t`` is a view of a constant kept on the host (``WebGPUBackend.constant``)."""
+    data = t._data
+    return data.host is not None and data.nbytes == t.dtype.itemsize
+
+
+def _map_plan(expr: str, out, inputs, storages, out_storage: str) -> list:
+    """[kernel, packed parameters, workgroups, byte offset of the constants' words, the last
+    constants' words, the parameters with them] of ``_map``'s dispatch."""
     n = out.size
     shape, strides = kernels.collapse(out.shape, [t.strides for t in inputs])
-    modes = tuple((s, kernels.index_mode(shape, st)) for s, st in zip(storages, strides))
+    constant = [_is_constant(t) for t in inputs]
+    modes = tuple((s, kernels.PARAM if c else kernels.index_mode(shape, st))
+                  for s, st, c in zip(storages, strides, constant))
     slots = 4 + len(shape) + len(inputs) * (len(shape) + 1)
+    values_at = 4 * slots
+    slots += sum(kernels.STORAGE[s].words for s, c in zip(storages, constant) if c)
     operands = [(t.offset, st) for t, st in zip(inputs, strides)]
-    kinds = _vec4_kinds(n, shape, strides, inputs, storages, out_storage)
+    kinds = _vec4_kinds(n, shape, strides, inputs, storages, out_storage, constant)
     if kinds is not None:
         threads = n // kernels.LANES
         kernel = kernels.map_vec4_kernel(
             expr, out_storage, tuple((s, m, k) for (s, m), k in zip(modes, kinds)), slots,
             len(shape))
-        return (kernel, Params(n, threads, shape, operands).pack(kernel),
-                kernels.vec4_groups(threads))
+        packed = Params(n, threads, shape, operands).pack(kernel)
+        return [kernel, packed, kernels.vec4_groups(threads), values_at, None, packed]
     threads = -(-n // kernels.STORAGE[out_storage].per_word)
     kernel = kernels.map_kernel(expr, out_storage, modes, slots, ndim=len(shape))
-    params = Params(n, threads, shape, operands)
-    return kernel, params.pack(kernel), kernels.map_groups(threads)
+    packed = Params(n, threads, shape, operands).pack(kernel)
+    return [kernel, packed, kernels.map_groups(threads), values_at, None, packed]
 
 
-def _vec4_kinds(n: int, shape, strides, inputs, storages, out_storage: str):
+def _vec4_kinds(n: int, shape, strides, inputs, storages, out_storage: str, constant):
     """Each input's ``kernels.vec4_kind`` when the map can run four elements per invocation."""
     if n % kernels.LANES or not shape or out_storage not in kernels.VEC4_STORAGES:
         return None
     if any(s not in kernels.VEC4_STORAGES for s in storages):
         return None
-    kinds = [kernels.vec4_kind(shape, st, t.offset) for t, st in zip(inputs, strides)]
+    kinds = [kernels.PARAM if c else kernels.vec4_kind(shape, st, t.offset)
+             for t, st, c in zip(inputs, strides, constant)]
     return None if None in kinds else kinds
 
 

@@ -360,6 +360,45 @@ def index_expr(mode, j: int, ndim: int, i: str = "i", at: int = 0, functions=Non
     return f"{name}({i})"
 
 
+# An operand in index mode PARAM is a constant whose bits are uniform slots after the operands'
+# offsets and strides (``param_slots``): no buffer, no binding.
+PARAM = "param"
+
+
+def param_slots(ins, ndim: int) -> list:
+    """The first uniform slot of each PARAM operand of ``ins`` ((storage, mode, ...) per
+    operand; None for the others), in order after the ``len(ins)`` operands' index slots."""
+    slot = 4 + ndim + len(ins) * (ndim + 1)
+    slots = []
+    for storage, mode, *_ in ins:
+        slots.append(slot if mode == PARAM else None)
+        if mode == PARAM:
+            slot += STORAGE[storage].words
+    return slots
+
+
+def param_load(storage: str, slot: int, name: str) -> str:
+    """WGSL setting ``name`` to the value of a PARAM operand whose words start at ``slot``: its
+    storage's own load of element 0, each buffer word ``words[k]`` read as ``prm(slot + k)``.
+    (Not through a local array: SwiftShader copies one into private memory per invocation.)"""
+    load = STORAGE[storage].load.format(buf="words", idx="0u")
+    value = _WORD_OF_PARAM.sub(lambda m: f"prm({slot}u + ({m[1]}))", load)
+    return f"let {name} = {value};"
+
+
+_WORD_OF_PARAM = re.compile(r"words\[([^\]]*)\]")
+
+
+def buffer_names(ins) -> list:
+    """The binding name of each operand of ``ins``: ``in0``, ``in1``... for the ones read from
+    a buffer, in order (PARAM operands have none)."""
+    names, k = [], 0
+    for _storage, mode, *_ in ins:
+        names.append(None if mode == PARAM else f"in{k}")
+        k += mode != PARAM
+    return names
+
+
 def index_mode(shape, strides):
     """``"scalar"`` when every stride is 0, else whether the view is contiguous (1-D, step 1):
     the cheapest index function for the operand (no division per element)."""
@@ -384,10 +423,14 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
     params = ", ".join(args + ["i: u32"] * index_arg)
     loads = []
     functions: dict[str, str] = {}
+    bufs, slots_at = buffer_names(ins), param_slots(ins, ndim)
     for j, (s, contiguous) in enumerate(ins):
+        if contiguous == PARAM:
+            loads.append(param_load(s, slots_at[j], f"v{j}"))
+            continue
         idx = f"i{j}"
         loads.append(f"let {idx} = {index_expr(contiguous, j, ndim, functions=functions)};")
-        loads.append(f"let v{j} = {STORAGE[s].load.format(buf=f'in{j}', idx=idx)};")
+        loads.append(f"let v{j} = {STORAGE[s].load.format(buf=bufs[j], idx=idx)};")
     call = "op(" + ", ".join([f"v{j}" for j in range(len(ins))] + ["i"] * index_arg) + ")"
     if so.words > 1:
         parts = "xyzw"[:so.words]
@@ -408,7 +451,8 @@ def map_kernel(expr: str, out: str, ins: tuple[tuple[str, object], ...], slots: 
     fns = "\n\n".join(functions.values())
     main = "\n".join("        " + line for line in body)
     return with_deferred_pair(
-        lambda role: render("map", len(ins), 1, slots, role=role, op_params=params,
+        lambda role: render("map", len(ins) - bufs.count(None), 1, slots, role=role,
+                            op_params=params,
                             out_type=so.wgsl_type, expr=expr, functions=fns,
                             main=entry_point(main, role=role)), expr + fns)
 
@@ -528,8 +572,13 @@ def map_vec4_kernel(expr: str, out: str, ins: tuple[tuple[str, object, str], ...
     params = ", ".join(f"{names[j]}: {STORAGE[s].wgsl_type}" for j, (s, _, _) in enumerate(ins))
     functions: dict[str, str] = {}
     lines, lanes = [], []
+    bufs, slots_at = buffer_names(ins), param_slots(ins, ndim)
     for j, (s, mode, kind) in enumerate(ins):
-        loads, values = vec4_load(kind, s, j, f"in{j}",
+        if mode == PARAM:
+            lines.append(param_load(s, slots_at[j], f"x{j}"))
+            lanes.append([f"x{j}"] * LANES)
+            continue
+        loads, values = vec4_load(kind, s, j, bufs[j],
                                   index_expr(mode, j, ndim, functions=functions))
         lines += loads
         lanes.append(values)
@@ -537,7 +586,8 @@ def map_vec4_kernel(expr: str, out: str, ins: tuple[tuple[str, object, str], ...
     calls = [f"op({', '.join(v[lane] for v in lanes)})" for lane in range(LANES)]
     lines.append(vec4_store(out, "out0", calls))
     return vec4_kernel("\n\n".join([op, *functions.values()]),
-                       "\n".join("    " + line for line in lines), len(ins), 1, slots)
+                       "\n".join("    " + line for line in lines), len(ins) - bufs.count(None), 1,
+                       slots)
 
 
 @lru_cache(maxsize=256)

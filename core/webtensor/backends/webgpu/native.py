@@ -182,6 +182,9 @@ class NativeDriver(Driver):
         else:
             self.queue.write_buffer(buf, offset, data)
 
+    def busy(self, buf) -> bool:
+        return id(buf) in self._batch_refs
+
     def _record_write(self, buf, offset: int, data) -> None:
         """Write ``buf`` in order with the open batch without submitting it (a submit costs
         several dispatches): a copy from a staging buffer, recorded between two compute passes.

@@ -60,7 +60,10 @@ def bandwidth_rows_at(n: int, rng) -> list[list]:
     cases = [
         # (label, primitive, bytes moved, webgpu call, numpy call)
         ("x + y", "binary", 3 * 4 * n, lambda: sync(x + y), lambda: x_np + y_np),
+        ("x * 2.5", "binary", 2 * 4 * n, lambda: sync(x * 2.5), lambda: x_np * np.float32(2.5)),
         ("sum(x)", "reduce", 4 * n, lambda: sync(wt.sum(x)), lambda: np.sum(x_np)),
+        ("concat([x, y])", "assign", 4 * 4 * n, lambda: sync(wt.concat([x, y])),
+         lambda: np.concatenate([x_np, y_np])),
     ]
     rows = []
     for label, prim, nbytes, ours, theirs in cases:

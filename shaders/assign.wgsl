@@ -13,5 +13,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let e = t / ${words}u;
     let part = t % ${words}u;
-    out0[strided_index(e, 1u) * ${words}u + part] = in0[${index}(e, 0u) * ${words}u + part];
+    out0[${target}(e, 1u) * ${words}u + part] = in0[${index}(e, 0u) * ${words}u + part];
 }

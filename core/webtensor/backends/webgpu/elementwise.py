@@ -114,8 +114,18 @@ def _assign(dev, target, x) -> bool:
     contiguous_src = kernels.is_contiguous_1d(shape, sx)
     if eb >= 4:
         words = eb // 4
+        contiguous_dst = kernels.is_contiguous_1d(shape, st)
+        src, dst = x.offset * words, target.offset * words  # in words
+        if contiguous_src and contiguous_dst and not (src | dst | n * words) & 3 \
+                and not (x._data.size | target._data.size) & 15:
+            # one contiguous run of whole vec4s into another (concat's pieces): vec4 copies
+            params = Params(n, n * words // 4)
+            params.add(src // 4, dst // 4)
+            dev.launch(kernels.copy_vec4_kernel(), [x._data, target._data], params,
+                       kernels.map_groups(n * words // 4))
+            return True
         slots = 4 + len(shape) + 2 * (len(shape) + 1)
-        kernel = kernels.assign_kernel(words, contiguous_src, slots)
+        kernel = kernels.assign_kernel(words, contiguous_src, contiguous_dst, slots)
         params = Params(n, n * words, shape, [(x.offset, sx), (target.offset, st)])
         dev.launch(kernel, [x._data, target._data], params, kernels.groups_for(n * words))
         return True

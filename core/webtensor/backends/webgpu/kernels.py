@@ -596,8 +596,17 @@ def copy_wide_kernel(words: int, contiguous: bool, slots: int) -> Kernel:
 
 
 @lru_cache(maxsize=256)
-def assign_kernel(words: int, contiguous_src: bool, slots: int) -> Kernel:
-    return render("assign", 1, 1, slots, words=words, index=index_fn(contiguous_src))
+def assign_kernel(words: int, contiguous_src: bool, contiguous_dst: bool, slots: int) -> Kernel:
+    return render("assign", 1, 1, slots, words=words, index=index_fn(contiguous_src),
+                  target=index_fn(contiguous_dst))
+
+
+@cache
+def copy_vec4_kernel() -> Kernel:
+    """``out0[b + t] = in0[a + t]`` for ``prm(2)`` vec4s (``a``, ``b``: slots 4 and 5, in
+    vec4s): a contiguous run of whole vec4s into another (an assignment such as concat's)."""
+    return program_kernel("", "        out0[prm(5u) + t] = in0[prm(4u) + t];", 1, 1, 6,
+                          "vec4<u32>")
 
 
 @lru_cache(maxsize=256)

@@ -44,6 +44,13 @@ class GPUBuffer:
         return f"<GPUBuffer {self.nbytes} bytes>"
 
 
+def is_constant(t) -> bool:
+    """The tensor ``t`` is a view of a constant whose bytes are on the host (one element of its
+    dtype: a bitcast view of another size reads the buffer instead)."""
+    data = t._data
+    return data.host is not None and data.nbytes == t.dtype.itemsize
+
+
 def bucket(nbytes: int) -> int:
     """Allocation size for ``nbytes``: 256-byte steps up to 4 KiB, then eighths of a power of
     two up to 16 MiB (so freed buffers fit later requests of similar size), then whole vec4s

@@ -35,7 +35,7 @@ from ..._warnings import warn_once
 from ...tensor import Tensor
 from ..base import Backend, float64_is_internal
 from . import elementwise, gather, kernels, matmul, reduce, rng, search, sort, summary, window
-from .allocator import Allocator, GPUBuffer, bucket
+from .allocator import Allocator, GPUBuffer, bucket, is_constant
 from .driver import Indirect
 from .kernels import STORAGE_OF
 
@@ -150,9 +150,7 @@ class WebGPUBackend(Backend):
         end = start + len(data)
         if not data:
             return
-        if buf.host is not None:
-            self.bound(buf)
-            buf.host = None
+        self._writable(buf)
         lo = start & ~3
         hi = (end + 3) & ~3
         head = self.read(buf, lo, start - lo) if start != lo else b""
@@ -180,15 +178,21 @@ class WebGPUBackend(Backend):
             fresh = self.memory.allocate(buf.nbytes, upload=True)
             buf.handle, buf.size, buf.owner = fresh.handle, fresh.size, fresh.owner
             fresh.owner = None  # ``buf`` returns the handle to the pool now
-            self.memory.collect()
             self.driver.write_buffer(buf.handle, 0, buf.host)
         return buf.handle
+
+    def _writable(self, buf: GPUBuffer) -> None:
+        """Before anything writes ``buf``: a constant gets its driver buffer and loses its host
+        copy, which the write would leave stale."""
+        if buf.host is not None:
+            self.bound(buf)
+            buf.host = None
 
     def to_bytes(self, x) -> bytes:
         n = x.size * x.dtype.itemsize
         if n == 0:
             return b""
-        if x._data.host is not None and x._data.nbytes == x.dtype.itemsize:
+        if is_constant(x):
             return self._constant_bytes(x)
         if x.is_contiguous:
             return self.read(x._data, x.offset * x.dtype.itemsize, n)
@@ -215,7 +219,7 @@ class WebGPUBackend(Backend):
         n = x.size * x.dtype.itemsize
         if n == 0:
             return b""
-        if x._data.host is not None and x._data.nbytes == x.dtype.itemsize:
+        if is_constant(x):
             return self._constant_bytes(x)
         if not x.is_contiguous:
             if not self._gathers_on_gpu(x):
@@ -268,9 +272,7 @@ class WebGPUBackend(Backend):
         launch of a kernel with a deferred pair runs the pair instead (``kernels.RARE_PATHS``)."""
         uniforms = params if params.__class__ is bytes else params.pack(kernel)
         for b in buffers[kernel.n_in:]:
-            if b.host is not None:  # a kernel writes a constant: its host copy goes stale
-                self.bound(b)
-                b.host = None
+            self._writable(b)
         if kernel.deferred is not None and self.software and groups >= DEFER_MIN_GROUPS:
             self._launch_deferred(kernel, buffers, uniforms, groups)
         else:

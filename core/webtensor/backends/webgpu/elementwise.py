@@ -12,6 +12,7 @@ from __future__ import annotations
 from ... import dtypes as _d
 from ... import ops as _ops
 from . import exprs, kernels
+from .allocator import is_constant
 from .kernels import RAW, STORAGE_OF, Params
 
 PRIMITIVES = ("copy", "assign", "fill", "iota", "cast", "unary", "binary", "where")
@@ -247,7 +248,7 @@ def _map(dev, expr: str, out, inputs, storages, out_storage: str) -> None:
         data = t._data
         if data is out_data:
             return _map(dev, expr, out, dev.unaliased(out, inputs), storages, out_storage)
-        if _is_constant(t):
+        if is_constant(t):
             values += data.host
             key.append(None)  # where a buffer operand has its strides and offset
         else:
@@ -275,18 +276,12 @@ def _map(dev, expr: str, out, inputs, storages, out_storage: str) -> None:
     dev.launch(found[0], buffers, params, found[2])
 
 
-def _is_constant(t) -> bool:
-    """``t`` is a view of a constant kept on the host (``WebGPUBackend.constant``)."""
-    data = t._data
-    return data.host is not None and data.nbytes == t.dtype.itemsize
-
-
 def _map_plan(expr: str, out, inputs, storages, out_storage: str) -> list:
     """[kernel, packed parameters, workgroups, byte offset of the constants' words, the last
     constants' words, the parameters with them] of ``_map``'s dispatch."""
     n = out.size
     shape, strides = kernels.collapse(out.shape, [t.strides for t in inputs])
-    constant = [_is_constant(t) for t in inputs]
+    constant = [is_constant(t) for t in inputs]
     modes = tuple((s, kernels.PARAM if c else kernels.index_mode(shape, st))
                   for s, st, c in zip(storages, strides, constant))
     slots = 4 + len(shape) + len(inputs) * (len(shape) + 1)

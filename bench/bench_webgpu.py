@@ -42,14 +42,20 @@ def ratio(ours: float, theirs: float) -> str:
     return f"{ours / theirs:.2f}x"
 
 
-def matmul_row(n: int, rng) -> list:
-    a_np = rng.standard_normal((n, n), dtype=np.float32)
-    b_np = rng.standard_normal((n, n), dtype=np.float32)
+def matmul_row(m: int, k: int, n: int, rng, transpose_a: bool = False) -> list:
+    """(m x k) @ (k x n); ``transpose_a``: A is the transposed view of a k x m array (a weight
+    gradient's x.T @ g), read through its strides on both sides."""
+    a_np = rng.standard_normal((k, m) if transpose_a else (m, k), dtype=np.float32)
+    b_np = rng.standard_normal((k, n), dtype=np.float32)
     a, b = wt.asarray(a_np, device=GPU), wt.asarray(b_np, device=GPU)
+    if transpose_a:
+        a, a_np = wt.matrix_transpose(a), a_np.T
     t_gpu = per_call(lambda: sync(a @ b), min_time=0.2, repeat=REPEAT)
     t_np = per_call(lambda: a_np @ b_np, min_time=0.2, repeat=REPEAT)
-    flops = 2.0 * n ** 3
-    return [f"matmul {n}x{n}", path("matmul"), f"{t_gpu * 1e3:.2f}", f"{t_np * 1e3:.2f}",
+    flops = 2.0 * m * k * n
+    name = (f"matmul {m}x{n}" if m == k == n else
+            f"({k}x{m}).T @ {k}x{n}" if transpose_a else f"{m}x{k} @ {k}x{n}")
+    return [name, path("matmul"), f"{t_gpu * 1e3:.2f}", f"{t_np * 1e3:.2f}",
             f"{flops / t_gpu / 1e9:.2f}", f"{flops / t_np / 1e9:.2f}", ratio(t_np, t_gpu)]
 
 
@@ -164,7 +170,9 @@ def main(quick: bool = False) -> None:
     head = ["case", "path", "webgpu ms", "numpy ms"]
     rng = np.random.default_rng(0)
     print_table("matmul, float32 (GFLOP/s)", head + ["webgpu GFLOP/s", "numpy GFLOP/s", "ratio"],
-                [matmul_row(n, rng) for n in ((64, 128) if quick else (256, 512, 1024))])
+                [matmul_row(n, n, n, rng) for n in ((64, 128) if quick else (256, 512, 1024))]
+                # an MLP's first layer (batch 128, 784 -> 256) and its weight gradient
+                + [matmul_row(128, 784, 256, rng), matmul_row(784, 128, 256, rng, True)])
     sizes = (1 << 16, 1 << 20) if quick else (1 << 20, 1 << 24)
     print_table("elementwise and reduction, float32 (GB/s of input + output)",
                 head + ["webgpu GB/s", "numpy GB/s", "ratio"],

@@ -2,9 +2,11 @@
 // A[z, i, k] * B[z, k, j], for operands laid out for vec4 loads (B: unit column stride; A: unit
 // k stride, mode "k", or unit row stride, mode "r"; every vec4 aligned; N and K multiples of 4).
 // Bindings and params: those of matmul.wgsl (out0 and the loads as vec4 words here).
-// Each 16x16 workgroup computes a (16 * ${rows})x64 output tile, each invocation a ${rows}x4
-// register tile (matmul.DIRECT_ROWS) straight from the buffers: on CPU adapters (SwiftShader,
-// lavapipe) the caches serve the reuse that workgroup tiles would, without their barriers.
+// Each 16x16 workgroup computes a (16 * ${rows})x(16 * ${cols}) output tile, each invocation a
+// ${rows}x${cols} register tile (matmul.DIRECT_TILE) straight from the buffers: on CPU adapters
+// (SwiftShader, lavapipe) the caches serve the reuse that workgroup tiles would, without their
+// barriers.  Columns past N (N a multiple of 4, not of ${cols}) read the last vec4 of the row
+// and are not stored.
 // Accumulation is the same as matmul.wgsl's (fma in k order), so the results are the same bits.
 // Dtypes: ${T} (f32, or u32 serving i32 and u32).
 ${header}
@@ -29,7 +31,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let a_sm = prm_i(9u);
     let a_sk = prm_i(10u);
     let b_sk = prm_i(12u);
-    let col = tn * 64u + lid.x * 4u;
+    let col = tn * ${tile_cols}u + lid.x * ${cols}u;
     let row = tm * ${tile_rows}u + lid.y * ${rows}u;
     if (col >= N || row >= M) {
         return;
@@ -38,12 +40,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 ${setup}
     var b_at = b_base + i32(col);
     for (var k = 0u; k < K; k = k + 4u) {
-        let b0 = ${load_b0};
-        let b1 = ${load_b1};
-        let b2 = ${load_b2};
-        let b3 = ${load_b3};
-        b_at += 4 * b_sk;
 ${body}
+        b_at += 4 * b_sk;
     }
     let at = (z * M + row) * N + col;
 ${store}

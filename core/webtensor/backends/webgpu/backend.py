@@ -88,6 +88,15 @@ _PACK = {
 }
 
 
+def adapter_class(info: dict[str, str]) -> str:
+    """"llvmpipe" (Mesa's lavapipe), "software" (another CPU adapter: SwiftShader, WARP) or
+    "gpu": CPU adapters differ in which kernel shapes their compilers handle well."""
+    if info.get("adapter_type", "").upper() != "CPU":
+        return "gpu"
+    names = " ".join(str(info.get(k, "")) for k in ("vendor", "device", "description"))
+    return "llvmpipe" if "llvmpipe" in names.lower() else "software"
+
+
 class WebGPUBackend(Backend):
     """Tensors in GPU storage buffers; each primitive goes to its kernel family (``FAMILIES``)
     and, where the family has no kernel for the dtypes or layout, to the CPU backend.
@@ -116,6 +125,8 @@ class WebGPUBackend(Backend):
         self._pipelines: dict = {}  # Kernel -> driver pipeline
         #: a CPU adapter (SwiftShader, lavapipe): kernels that tune their shape ask
         self.software = driver.adapter_info.get("adapter_type", "").upper() == "CPU"
+        #: the adapter's row in tables of tuned kernel shapes (matmul.DIRECT_TILES)
+        self.adapter_class = adapter_class(driver.adapter_info)
 
     # -- memory ----------------------------------------------------------------------------------
     def allocate(self, nbytes: int) -> GPUBuffer:

@@ -331,6 +331,17 @@ def _has_navigator_gpu() -> bool:
     return navigator is not None and getattr(navigator, "gpu", None) is not None
 
 
+def _host_threads() -> int:
+    """navigator.hardwareConcurrency (the page's or worker's), 1 where there is none."""
+    try:
+        import js
+    except ImportError:
+        return 1
+    navigator = getattr(js.globalThis, "navigator", None)
+    threads = getattr(navigator, "hardwareConcurrency", None)
+    return threads if isinstance(threads, int) and threads > 0 else 1
+
+
 def open_device() -> tuple[BrowserDevice | None, str]:
     """The opened device and "" or None and why (opens it through JSPI when not yet tried)."""
     if _opened is None and _failure is None:
@@ -360,6 +371,7 @@ class BrowserDriver(Driver):
         self.limits = dict(device.limits)
         self.features = device.features
         self.adapter_info = dict(device.info)
+        self.threads = _host_threads()
         self.max_batch = MAX_BATCH
         self._batch = CommandBatch()
         self._staged = 0

@@ -101,6 +101,8 @@ class Driver(ABC):
     adapter_info: dict[str, str]
     #: how many dispatches an open batch holds before it is submitted
     max_batch: int = 256
+    #: the host's CPU threads: a CPU adapter (SwiftShader, lavapipe) runs workgroups on them
+    threads: int = 1
 
     # -- buffers ---------------------------------------------------------------------------------
     @abstractmethod

@@ -1,7 +1,7 @@
 """Native batched matmul for the WebGPU backend (``WebGPUBackend.matmul`` calls ``matmul``).
 
-One dispatch per call: 64x64 output tiles per workgroup, 4x4 per invocation (taller for the
-direct kernel on CPU adapters: ``DIRECT_ROWS``).  Operands laid out
+One dispatch per call: 64x64 output tiles per workgroup, 4x4 per invocation (larger for the
+direct kernel on CPU adapters, by size: ``DIRECT_TILES``).  Operands laid out
 for vec4 loads (B with unit column stride, A with unit k or row stride, N and K multiples of 4)
 go through ``shaders/matmul_direct.wgsl``, which reads them straight from the buffers (2-3x
 faster than the tiled kernel on CPU adapters, whose caches do what workgroup tiles would: 1024^2
@@ -194,71 +194,111 @@ def matmul_kernel(dtype_name: str, a_mode: str, b_mode: str, slots: int,
                   1 + n_out, uniform)
 
 
-def _direct_setup(t: str, rows: int) -> str:
+def _direct_setup(t: str, rows: int, cols: int) -> str:
     lines = [f"let r{r} = i32(min(row + {r}u, M - 1u));" for r in range(1, rows)]
-    lines += [f"var acc{r} = vec4<{t}>();" for r in range(rows)]
+    # B's column offsets past the first vec4 (clamped to the row's last vec4)
+    lines += [f"let c{c} = i32(min(col + {4 * c}u, N - 4u) - col);" for c in range(1, cols // 4)]
+    lines += [f"var acc{r}_{c} = vec4<{t}>();" for r in range(rows) for c in range(cols // 4)]
     return "\n".join("    " + line for line in lines)
 
 
-def _direct_body(a_mode: str, vector: str, rows: int) -> str:
-    """The k-loop body of matmul_direct.wgsl: four k-steps for the rows x 4 register tile,
+def _direct_body(a_mode: str, vector: str, rows: int, cols: int) -> str:
+    """The k-loop body of matmul_direct.wgsl: four k-steps for the rows x cols register tile,
     each accumulator in k order."""
-    def load(at: str) -> str:
-        return vector.format(f"in0[u32({at}) >> 2u]")
-    lines = []
+    def load(buf: str, at: str) -> str:
+        return vector.format(f"{buf}[u32({at}) >> 2u]")
+    lines = [f"let b{s}_{c} = {load('in1', f'b_at + {s} * b_sk' + (f' + c{c}' if c else ''))};"
+             for s in range(4) for c in range(cols // 4)]
     names = ["i32(row)", *(f"r{r}" for r in range(1, rows))]
     if a_mode == "k":  # one vec4 per row: k .. k + 3
-        lines += [f"let a{r} = {load(f'a_base + {names[r]} * a_sm + i32(k)')};"
+        lines += [f"let a{r} = {load('in0', f'a_base + {names[r]} * a_sm + i32(k)')};"
                   for r in range(rows)]
         for step, part in enumerate("xyzw"):
-            lines += [f"acc{r} = mac(a{r}.{part}, b{step}, acc{r});" for r in range(rows)]
+            lines += [f"acc{r}_{c} = mac(a{r}.{part}, b{step}_{c}, acc{r}_{c});"
+                      for r in range(rows) for c in range(cols // 4)]
     else:  # vec4s along the rows per k-step: rows row .. row + 3, row + 4 .. row + 7, ...
         for s in range(4):
-            lines += [f"let c{s}_{q} = "
-                      f"{load(f'a_base + i32(row) + {4 * q} + (i32(k) + {s}) * a_sk')};"
+            lines += [f"let e{s}_{q} = "
+                      f"{load('in0', f'a_base + i32(row) + {4 * q} + (i32(k) + {s}) * a_sk')};"
                       for q in range(rows // 4)]
         for step in range(4):
-            lines += [f"acc{r} = mac(c{step}_{r // 4}.{'xyzw'[r % 4]}, b{step}, acc{r});"
-                      for r in range(rows)]
+            lines += [f"acc{r}_{c} = mac(e{step}_{r // 4}.{'xyzw'[r % 4]}, b{step}_{c}, "
+                      f"acc{r}_{c});" for r in range(rows) for c in range(cols // 4)]
     return "\n".join(" " * 8 + line for line in lines)
 
 
-def _direct_store(dtype_name: str, t: str, epilogue, rows: int) -> str:
+def _direct_store(dtype_name: str, t: str, epilogue, rows: int, cols: int) -> str:
     vec_store = _CONV[t][2].replace("bitcast<u32>", "bitcast<vec4<u32>>")
     lines = []
     for r in range(rows):
-        body = [f"out0[(at + {r}u * N) >> 2u] = {vec_store.format(f'acc{r}')};"]
-        if epilogue[0]:
-            body += [f"epilogue(at + {r}u * N + {c}u, "
-                     f"{_RESULT[dtype_name].format(f'acc{r}.{part}')});"
-                     for c, part in enumerate("xyzw")]
+        body = [f"out0[(at + {r}u * N + {4 * c}u) >> 2u] = {vec_store.format(f'acc{r}_{c}')};"
+                for c in range(cols // 4)]
+        # columns past N (N a multiple of 4 only) are not stored
+        body = body[:1] + [f"if (col + {4 * c}u < N) {{ {line} }}"
+                           for c, line in enumerate(body) if c]
         lines += [f"if (row + {r}u < M) {{", *("    " + b for b in body), "}"]
+    if epilogue[0]:
+        # one call in a loop over the stored results, not one per register: a 16x16 tile
+        # would inline 256 calls, which CPU adapters take many seconds to compile
+        word = _RESULT[dtype_name].format(_CONV[t][0].format("out0[i >> 2u][i & 3u]"))
+        lines += [f"for (var r = 0u; r < {rows}u && row + r < M; r = r + 1u) {{",
+                  f"    for (var c = 0u; c < {cols}u && col + c < N; c = c + 1u) {{",
+                  "        let i = at + r * N + c;",
+                  f"        epilogue(i, {word});",
+                  "    }", "}"]
     return "\n".join("    " + line for line in lines)
 
 
-# Output rows per invocation of matmul_direct.wgsl (a rows x 4 register tile; a workgroup covers
-# 16 * rows x 64), by adapter class.  CPU adapters gather every lane's vec4 load separately,
-# so taller tiles, which reuse each B load for more rows, pay off: 1024^2 in GFLOP/s for 4 / 8 /
-# 16 / 32 rows, lavapipe 1.02 / 1.41 / 1.65 / 1.76, SwiftShader 1.57 / 2.12 / 1.96 / 1.64
-# (2 vCPUs; 16 gains at 256^2 and 512^2 too).  GPUs keep 4: enough workgroups for their cores
-# on mid-sized products.
-DIRECT_ROWS = {"software": 16, "gpu": 4}
+# The register tiles (rows, columns) of an invocation of matmul_direct.wgsl by adapter class
+# (backend.adapter_class), each with its rate in GFLOP/s on a 1024^2 float32 product with every
+# thread busy (2 vCPUs).  A workgroup covers 16 * rows x 16 * columns outputs.  CPU adapters
+# gather every lane's vec4 load separately, so larger tiles, which reuse each load for more
+# outputs, run faster (lavapipe's 32x32: 6.1), but their compile time grows faster still: on
+# first use (no shader cache) lavapipe takes 0.4 / 0.65 / 1.4 / 3.1 / 7.3 s for 16x4 / 16x8 /
+# 16x16 / 32x16 / 32x32, and SwiftShader's 32x32 spills (2.2).  The tables stop at 16x16, and
+# products under ``TILED_WORK`` keep the first tile (a larger one would save less than it
+# takes to compile).  GPUs keep 4x4 (not measured here: no GPU).  ``direct_tile`` picks.
+DIRECT_TILES = {
+    "llvmpipe": {(16, 4): 1.54, (16, 8): 2.43, (16, 16): 3.16},
+    "software": {(16, 4): 1.79, (16, 8): 1.89, (16, 16): 2.63},
+    "gpu": {(4, 4): 1.0},
+}
+TILED_WORK = 1 << 24  # m * n * k (256^3: 16x4 takes 21 ms on lavapipe, 16x8 13)
+
+
+@lru_cache(maxsize=256)
+def direct_tile(adapter_class: str, threads: int, batch: int, m: int, n: int,
+                k: int) -> tuple[int, int]:
+    """The register tile with the least estimated time for a batch x (m x k @ k x n) product:
+    the workgroups are spread over ``threads`` CPU threads, and each runs the outputs of its
+    tile inside the product at the tile's rate (large tiles on small products leave threads
+    idle: 2 threads take 16x8 for the 128 x 256 result of an MLP's first layer, 16x16 for
+    784 x 256)."""
+    tiles = DIRECT_TILES[adapter_class]
+    if batch * m * n * k < TILED_WORK:
+        return next(iter(tiles))
+
+    def time(tile_rate):
+        (rows, cols), rate = tile_rate
+        tm, tn = 16 * rows, 16 * cols
+        groups = batch * -(-m // tm) * -(-n // tn)
+        return -(-groups // threads) * min(tm, m) * min(tn, n) / rate
+    return min(tiles.items(), key=time)[0]
 
 
 @lru_cache(maxsize=64)
 def direct_kernel(dtype_name: str, a_mode: str, slots: int, epilogue=_NO_EPILOGUE,
-                  rows: int = 4) -> Kernel:
+                  tile: tuple[int, int] = (4, 4)) -> Kernel:
+    rows, cols = tile
     t, mac = _TYPES[_d.dtype(dtype_name)]
     vector = _CONV[t][1]
     _, n_in, n_out = epilogue
     head, uniform = header(["vec4<u32>", "vec4<u32>"] + ["u32"] * n_in,
                            ["vec4<u32>"] + ["u32"] * n_out, slots)
-    loads = {f"load_b{s}": vector.format(f"in1[u32(b_at + {s} * b_sk) >> 2u]")
-             for s in range(4)}
     text = Template(kernels.source("matmul_direct")).substitute(
-        header=head, T=t, body=_direct_body(a_mode, vector, rows), rows=rows,
-        tile_rows=16 * rows, setup=_direct_setup(t, rows),
-        store=_direct_store(dtype_name, t, epilogue, rows), **loads)
+        header=head, T=t, body=_direct_body(a_mode, vector, rows, cols), rows=rows, cols=cols,
+        tile_rows=16 * rows, tile_cols=16 * cols, setup=_direct_setup(t, rows, cols),
+        store=_direct_store(dtype_name, t, epilogue, rows, cols))
     text = text.replace("@compute", f"fn mac(a: {t}, b: vec4<{t}>, acc: vec4<{t}>) -> "
                         f"vec4<{t}> {{\n    return {mac};\n}}\n\n@compute", 1)
     return Kernel(kernels.with_libraries(_with_epilogue(text, head, epilogue)), 2 + n_in,
@@ -441,8 +481,9 @@ def matmul(backend, out, a, b, epilogue=None) -> None:
     small = a.dtype in _TYPES and (min(m, n) < SMALL or k <= SMALL)
     direct = (not small and a.dtype in _TYPES
               and _direct_mode(a, b, a_bs, b_bs, a_sm, a_sk, b_sk, b_sn, m, n, k))
-    rows = DIRECT_ROWS["software" if backend.software else "gpu"] if direct else 4
-    tiles_m, tiles_n = -(-m // (16 * rows)), -(-n // TILE)
+    rows, cols = (direct_tile(backend.adapter_class, backend.driver.threads,
+                              out.size // (m * n), m, n, k) if direct else (4, 4))
+    tiles_m, tiles_n = -(-m // (16 * rows)), -(-n // (16 * cols))
     groups = tiles_m * tiles_n * (out.size // (m * n))
     params = Params(0, 0)
     params.words[1:4] = [m, n, k]
@@ -465,7 +506,7 @@ def matmul(backend, out, a, b, epilogue=None) -> None:
         backend.launch(kernel, ins + outs, params, kernels.groups_for(items))
         return
     if direct:
-        kernel = direct_kernel(a.dtype.name, direct, len(params.words), fused, rows)
+        kernel = direct_kernel(a.dtype.name, direct, len(params.words), fused, (rows, cols))
     elif a.dtype in _TYPES:
         a_mode = _mode(a._data.size, a.offset, a_bs, a_sm, a_sk, m, k)
         b_mode = _mode(b._data.size, b.offset, b_bs, b_sn, b_sk, n, k)

@@ -103,6 +103,7 @@ class NativeDriver(Driver):
             raise RuntimeError("wgpu found no WebGPU adapter")
         self.adapter = adapter
         self.adapter_info = adapter_description(adapter)
+        self.threads = os.cpu_count() or 1
         available = set(adapter.features)
         self.features = frozenset(f for f in WANTED_FEATURES if f in available)
         adapter_limits = adapter.limits

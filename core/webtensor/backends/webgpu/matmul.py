@@ -227,19 +227,30 @@ def _direct_body(a_mode: str, vector: str, rows: int, cols: int) -> str:
     return "\n".join(" " * 8 + line for line in lines)
 
 
+# Register tiles of at most this many outputs call a fused epilogue once per register, as each
+# vec4 is stored; larger ones from a loop over the stored tile, which reads the results back:
+# unrolled, a 32x32 tile's epilogue took lavapipe 79 s to compile.
+UNROLLED_EPILOGUE = 64
+
+
 def _direct_store(dtype_name: str, t: str, epilogue, rows: int, cols: int) -> str:
     vec_store = _CONV[t][2].replace("bitcast<u32>", "bitcast<vec4<u32>>")
+    unrolled = epilogue[0] and rows * cols <= UNROLLED_EPILOGUE
     lines = []
     for r in range(rows):
-        body = [f"out0[(at + {r}u * N + {4 * c}u) >> 2u] = {vec_store.format(f'acc{r}_{c}')};"
-                for c in range(cols // 4)]
-        # columns past N (N a multiple of 4 only) are not stored
-        body = body[:1] + [f"if (col + {4 * c}u < N) {{ {line} }}"
-                           for c, line in enumerate(body) if c]
+        body = []
+        for c in range(cols // 4):
+            at = f"at + {r}u * N + {4 * c}u"
+            stores = [f"out0[({at}) >> 2u] = {vec_store.format(f'acc{r}_{c}')};"]
+            if unrolled:
+                stores += [f"epilogue({at} + {e}u, "
+                           f"{_RESULT[dtype_name].format(f'acc{r}_{c}.{part}')});"
+                           for e, part in enumerate("xyzw")]
+            # columns past N (N a multiple of 4 only) are not stored
+            body += stores if not c else [f"if (col + {4 * c}u < N) {{",
+                                          *("    " + x for x in stores), "}"]
         lines += [f"if (row + {r}u < M) {{", *("    " + b for b in body), "}"]
-    if epilogue[0]:
-        # one call in a loop over the stored results, not one per register: a 16x16 tile
-        # would inline 256 calls, which CPU adapters take many seconds to compile
+    if epilogue[0] and not unrolled:
         word = _RESULT[dtype_name].format(_CONV[t][0].format("out0[i >> 2u][i & 3u]"))
         lines += [f"for (var r = 0u; r < {rows}u && row + r < M; r = r + 1u) {{",
                   f"    for (var c = 0u; c < {cols}u && col + c < N; c = c + 1u) {{",

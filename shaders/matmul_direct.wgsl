@@ -3,7 +3,7 @@
 // k stride, mode "k", or unit row stride, mode "r"; every vec4 aligned; N and K multiples of 4).
 // Bindings and params: those of matmul.wgsl (out0 and the loads as vec4 words here).
 // Each 16x16 workgroup computes a (16 * ${rows})x(16 * ${cols}) output tile, each invocation a
-// ${rows}x${cols} register tile (matmul.DIRECT_TILE) straight from the buffers: on CPU adapters
+// ${rows}x${cols} register tile (matmul.DIRECT_TILES) straight from the buffers: on CPU adapters
 // (SwiftShader, lavapipe) the caches serve the reuse that workgroup tiles would, without their
 // barriers.  Columns past N (N a multiple of 4, not of ${cols}) read the last vec4 of the row
 // and are not stored.

@@ -123,10 +123,10 @@ class WebGPUBackend(Backend):
         self.routed: Counter = Counter()
         self.plans: dict = {}  # the families' dispatch plans, by key
         self._pipelines: dict = {}  # Kernel -> driver pipeline
-        #: a CPU adapter (SwiftShader, lavapipe): kernels that tune their shape ask
-        self.software = driver.adapter_info.get("adapter_type", "").upper() == "CPU"
         #: the adapter's row in tables of tuned kernel shapes (matmul.DIRECT_TILES)
         self.adapter_class = adapter_class(driver.adapter_info)
+        #: a CPU adapter (SwiftShader, lavapipe): kernels that tune their shape ask
+        self.software = self.adapter_class != "gpu"
 
     # -- memory ----------------------------------------------------------------------------------
     def allocate(self, nbytes: int) -> GPUBuffer:

@@ -492,10 +492,11 @@ def matmul(backend, out, a, b, epilogue=None) -> None:
     small = a.dtype in _TYPES and (min(m, n) < SMALL or k <= SMALL)
     direct = (not small and a.dtype in _TYPES
               and _direct_mode(a, b, a_bs, b_bs, a_sm, a_sk, b_sk, b_sn, m, n, k))
-    rows, cols = (direct_tile(backend.adapter_class, backend.driver.threads,
-                              out.size // (m * n), m, n, k) if direct else (4, 4))
-    tiles_m, tiles_n = -(-m // (16 * rows)), -(-n // (16 * cols))
-    groups = tiles_m * tiles_n * (out.size // (m * n))
+    matrices = out.size // (m * n)
+    tile = (direct_tile(backend.adapter_class, backend.driver.threads, matrices, m, n, k)
+            if direct else (4, 4))
+    tiles_m, tiles_n = -(-m // (16 * tile[0])), -(-n // (16 * tile[1]))
+    groups = tiles_m * tiles_n * matrices
     params = Params(0, 0)
     params.words[1:4] = [m, n, k]
     params.add(tiles_n, tiles_m, groups, len(shape), a.offset, a_sm, a_sk, b.offset, b_sk, b_sn)
@@ -511,13 +512,13 @@ def matmul(backend, out, a, b, epilogue=None) -> None:
     if small:
         # strips of four outputs are the work items: no tile is mostly padding
         strip = small_strip(m, n)
-        items = small_items(strip, out.size // (m * n), m, n)
+        items = small_items(strip, matrices, m, n)
         params.words[6] = items  # slot 6: work items (matmul.wgsl: workgroups in use)
         kernel = small_kernel(a.dtype.name, len(params.words), fused, strip)
         backend.launch(kernel, ins + outs, params, kernels.groups_for(items))
         return
     if direct:
-        kernel = direct_kernel(a.dtype.name, direct, len(params.words), fused, (rows, cols))
+        kernel = direct_kernel(a.dtype.name, direct, len(params.words), fused, tile)
     elif a.dtype in _TYPES:
         a_mode = _mode(a._data.size, a.offset, a_bs, a_sm, a_sk, m, k)
         b_mode = _mode(b._data.size, b.offset, b_bs, b_sn, b_sk, n, k)

@@ -58,6 +58,7 @@ from _op_records import (
 )
 from _oracle import (
     ALL_DTYPES,
+    ROUND_PY,
     assert_same_values,
     backend_fixture,  # noqa: F401 - registers the `backend` fixture
     bf16_round_py,
@@ -68,6 +69,7 @@ from _oracle import (
     needs_numpy,
     ref_cast,
     same_float,
+    sample_values,
     shapes,
     size_of,
     storage_array,
@@ -657,6 +659,34 @@ def test_binary_operators_match_functions(backend, name, op, iop):
         xf = _t([1.5, -2.0, 4.0], wt.float64, backend)
         _assert_list(op(2.5, xf), f(2.5, xf).tolist())
         _assert_list(op(xf, 2.5), f(xf, 2.5).tolist())
+
+
+SQUARED = (wt.float16, wt.bfloat16, wt.float32, wt.float64, wt.int8, wt.uint8, wt.int32,
+           wt.int64)
+
+
+@pytest.mark.parametrize("dt", SQUARED, ids=str)
+def test_power_of_two_is_the_exactly_rounded_square(backend, dt):
+    """``x ** 2`` (and ``wt.pow(x, 2.0)`` of floats, eagerly and jitted) is ``x * x``: the square
+    rounded once to the dtype (wrapped for integers), on every device; the pow kernel of a
+    tensor exponent may be a few ULP off on webgpu.  Its gradient is ``2 x``."""
+    values = sample_values(dt, 200, seed=3)
+    x = _t(values, dt, backend)
+    if dt.kind == "f":
+        want = [ROUND_PY[dt](v * v) for v in values]
+    else:
+        bits = 8 * dt.itemsize
+        wrap = [(v * v) % (1 << bits) for v in values]
+        want = [w - (1 << bits) if dt.kind == "i" and w >> (bits - 1) else w for w in wrap]
+    two = 2.0 if dt.kind == "f" else 2
+    for got in (x ** 2, wt.pow(x, two), wt.jit(lambda t: t ** 2)(x), x * x):
+        assert got.dtype is dt
+        _assert_list(got, want)
+    if dt.kind == "f":
+        # (normal values: CPU adapters may flush 2 x of a subnormal x to zero)
+        finite = _t([v for v in values if 1e-30 < abs(v) < 1e3], dt, backend)
+        grad = wt.grad(lambda t: wt.sum(t ** 2))(finite)
+        _assert_list(grad, [2.0 * v for v in finite.tolist()])
 
 
 def test_reflected_operators_keep_operand_order(backend):

@@ -49,6 +49,14 @@ def apply_unary(op: ElementwiseOp, x) -> Tensor:
     return out
 
 
+def _is_square(exponent, compute: _d.DType, out_dt: _d.DType) -> bool:
+    """``x ** 2`` of a real tensor: computed as ``x * x`` (as NumPy's ``**`` does), one
+    correctly rounded product, the bits every device's ``pow`` rounds to (it rounds x^2 once
+    from a wider result, or powers integers by multiplying), without a kernel's exp/log."""
+    return (exponent.__class__ in (int, float) and exponent == 2 and compute is out_dt
+            and compute.kind in "iuf")
+
+
 def apply_binary(op: ElementwiseOp, x1, x2) -> Tensor:
     dt, weak, device, (x1, x2) = promote((x1, x2), op.name)
     compute, out_dt = _result_dtypes(op, dt)
@@ -57,6 +65,10 @@ def apply_binary(op: ElementwiseOp, x1, x2) -> Tensor:
         # tensor op Python scalar: the scalar's stretched operand comes from a cache
         a = cast(x1, compute)
         shape, names = a.shape, None
+        if op.name == "pow" and _is_square(x2, compute, out_dt):
+            out = empty(shape, out_dt, device, weak=weak)
+            device.backend.binary("multiply", out, a, a)
+            return out
         b = stretched_operand(x2, compute, device, weak, shape)
     elif c2 is Tensor and c1 in PLAIN_SCALARS and x2.names is None:
         b = cast(x2, compute)

@@ -63,6 +63,8 @@ def bandwidth_rows_at(n: int, rng) -> list[list]:
     x_np = rng.standard_normal(n, dtype=np.float32)
     y_np = rng.standard_normal(n, dtype=np.float32)
     x, y = wt.asarray(x_np, device=GPU), wt.asarray(y_np, device=GPU)
+    i_np = rng.integers(-(1 << 40), 1 << 40, n)
+    i = wt.asarray(i_np, device=GPU)
     cases = [
         # (label, primitive, bytes moved, webgpu call, numpy call)
         ("x + y", "binary", 3 * 4 * n, lambda: sync(x + y), lambda: x_np + y_np),
@@ -70,12 +72,18 @@ def bandwidth_rows_at(n: int, rng) -> list[list]:
         ("sum(x)", "reduce", 4 * n, lambda: sync(wt.sum(x)), lambda: np.sum(x_np)),
         ("concat([x, y])", "assign", 4 * 4 * n, lambda: sync(wt.concat([x, y])),
          lambda: np.concatenate([x_np, y_np])),
+        ("copy of int64 i", "copy", 2 * 8 * n, lambda: sync(wt.asarray(i, copy=True)),
+         lambda: i_np.copy()),
+        ("copy of int64 i[::2]", "copy", 8 * n, lambda: sync(wt.asarray(i[::2], copy=True)),
+         lambda: i_np[::2].copy()),
     ]
     rows = []
     for label, prim, nbytes, ours, theirs in cases:
         t_gpu = per_call(ours, min_time=0.2, repeat=REPEAT)
         t_np = per_call(theirs, min_time=0.2, repeat=REPEAT)
-        rows.append([f"{label} {n / (1 << 20):g}M f32", path(prim), f"{t_gpu * 1e3:.2f}",
+        wide = "int64" in label
+        rows.append([f"{label} {n / (1 << 20):g}M" + ("" if wide else " f32"),
+                     path(prim, wt.int64 if wide else wt.float32), f"{t_gpu * 1e3:.2f}",
                      f"{t_np * 1e3:.2f}", f"{nbytes / t_gpu / 1e9:.2f}",
                      f"{nbytes / t_np / 1e9:.2f}", ratio(t_np, t_gpu)])
     return rows
@@ -174,7 +182,7 @@ def main(quick: bool = False) -> None:
                 # an MLP's first layer (batch 128, 784 -> 256) and its weight gradient
                 + [matmul_row(128, 784, 256, rng), matmul_row(784, 128, 256, rng, True)])
     sizes = (1 << 16, 1 << 20) if quick else (1 << 20, 1 << 24)
-    print_table("elementwise and reduction, float32 (GB/s of input + output)",
+    print_table("elementwise, reduction and copies (GB/s of input + output)",
                 head + ["webgpu GB/s", "numpy GB/s", "ratio"],
                 [row for n in sizes for row in bandwidth_rows_at(n, rng)])
     print_table("sort, scatter-add, searchsorted, nonzero (ms)", head + ["ratio"],

@@ -1,5 +1,5 @@
-// Copy of a strided view of 8- or 16-byte elements (int64, uint64, float64, complex) into a
-// contiguous output, one invocation per output word.
+// Copy of a strided view of 16-byte elements (complex128) into a contiguous output, one
+// invocation per output word (8-byte elements go through the map kernels: elementwise._copy).
 // Bindings: 0 P (uniform), 1 in0 (read), 2 out0 (read_write).
 // Params: the common block with one operand; threads = n * ${words} words.
 ${header}

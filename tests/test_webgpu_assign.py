@@ -1,7 +1,8 @@
 """Assignment into views on webgpu (``x[a:b] = y``, concat's pieces) against the CPU device:
 contiguous runs of whole vec4s go through one vec4 copy kernel, everything else through the
-strided assign kernel; both must write exactly the view and nothing around it.  (No NumPy
-needed: this runs in the browser too.)"""
+strided assign kernel; both must write exactly the view and nothing around it.  Copies into
+fresh tensors of 8-byte elements go through the elementwise map kernels.  (No NumPy needed:
+this runs in the browser too.)"""
 
 from __future__ import annotations
 
@@ -79,3 +80,30 @@ def test_unaligned_and_strided_pieces_take_the_assign_kernel(monkeypatch):
     rows = [[float(8 * r + c) for c in range(8)] for r in range(4)]
     got = wt.concat([wt.asarray(rows, dtype=wt.float32, device=GPU)] * 2, axis=1)
     assert got.tolist() == [row + row for row in rows]  # each piece: strided rows
+
+
+WIDE = [wt.int64, wt.uint64, wt.complex64]
+
+
+@pytest.mark.parametrize("dtype", WIDE, ids=str)
+@pytest.mark.parametrize("view", ["whole", "offset", "step", "reversed", "transposed"])
+def test_copies_of_8_byte_elements_run_map_kernels(monkeypatch, dtype, view):
+    """A copy of an 8-byte view into a fresh tensor gives the CPU's bytes (NaN payloads of
+    complex64 parts included) through the map kernels: contiguous runs of whole vec4s four
+    elements per invocation, other views one element (two words) per invocation."""
+    raw = bytearray(wt.asarray(_values(dtype, 4 * 96, random.Random(5)), dtype=dtype,
+                               device=CPU).tobytes())
+    if dtype is wt.complex64:  # NaN payloads in the parts (a signalling one): bits, not values
+        raw[8:12] = (0x7F800001).to_bytes(4, "little")
+        raw[20:24] = (0xFFC01234).to_bytes(4, "little")
+    pick = {"whole": lambda t: t, "offset": lambda t: t[4:], "step": lambda t: t[1::3],
+            "reversed": lambda t: t[::-1], "transposed": lambda t: t.reshape(16, 24).T}[view]
+    whole = wt.frombuffer(bytes(raw), dtype=dtype)
+    src = {GPU: pick(whole.to_device(GPU)), CPU: pick(whole)}
+    launched = _launched(monkeypatch)
+    got = wt.asarray(src[GPU], copy=True)
+    want = wt.asarray(src[CPU], copy=True)
+    assert got.to_device("cpu").tobytes() == want.tobytes()
+    assert launched and all("fn op(" in k.wgsl for k in launched), "not a map kernel"
+    vec4 = any("array<vec4<u32>>" in k.wgsl for k in launched)
+    assert vec4 == (view in ("whole", "offset"))

@@ -89,7 +89,7 @@ def _copy(dev, out, x) -> bool:
     eb = x.dtype.itemsize
     if not dev.fits(out, x):
         return False
-    if eb <= 4:
+    if eb <= 8:  # (8-byte elements as vec2<u32>: four per invocation where contiguous)
         _map(dev, "a", out, [x], [RAW[eb]], RAW[eb])
         return True
     x = dev.unaliased(out, [x])[0]

@@ -3,8 +3,11 @@
 // the `lanes` invocations of a row walk one chunk of it, four consecutive elements at a time
 // (lane's group, then the group `lanes` groups on: coalesced when the reduced axis is
 // contiguous, and one vec4 load where in0 is bound as vec4s), and combine their accumulators by
-// a tree in workgroup memory.  Every kernel of a pass (vec4 loads or not, computed input or
-// loaded) folds the same elements in the same order, so their results are the same bits.
+// a tree in workgroup memory.  With one lane (reduce.py's "solo" kernels, which CPU
+// adapters take, where a barrier costs more than a long loop) every invocation folds one chunk
+// of one row alone: no tree, no barrier.  Every kernel of a pass (vec4 loads or not, computed
+// input or loaded) folds the same elements in the same order, so their results are the same
+// bits.
 // A row split into several chunks writes one partial accumulator per chunk, which the next pass
 // reduces (multi-pass for long rows).
 // Bindings: 0 P (uniform), 1 in0 (elements, or partial accumulators of 4 words; array<u32>,
@@ -20,7 +23,7 @@ ${lib}
 
 ${ops}
 
-var<workgroup> partial: array<vec4<u32>, 256>;
+${shared}
 
 ${offsets}
 
@@ -39,24 +42,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let chunks = prm(3u);
     let lanes = prm(4u);
     let chunk = prm(5u);
-    let g = w % chunks;
-    let row = (w / chunks) * (256u / lanes) + lid / lanes;
-    let lane = lid % lanes;
+${place}
     var acc = acc_identity();
     if (row < rows) {
         let stop = min(len, (g + 1u) * chunk);
 ${fold}
     }
-    partial[lid] = acc;
-    workgroupBarrier();
-    for (var s = lanes / 2u; s > 0u; s = s / 2u) {
-        if (lane < s) {
-            partial[lid] = acc_merge(partial[lid], partial[lid + s]);
-        }
-        workgroupBarrier();
-    }
-    if (lane == 0u && row < rows) {
-        let result = partial[lid];
+${combine}
 ${write}
     }
 }

@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 import webtensor as wt
-from _gpu import webgpu_or_skip
+from _gpu import (
+    reduce_plan_fixture,  # noqa: F401 - registers `reduce_plan`
+    webgpu_or_skip,
+)
 from webtensor.compile.fuse import Group, partition
 
 GPU, CPU, BACKEND = webgpu_or_skip()
@@ -132,7 +135,7 @@ _REDUCTION_PROGRAMS = {
 
 
 @pytest.mark.parametrize("name", list(_REDUCTION_PROGRAMS))
-def test_reductions_fuse_their_prologue_and_epilogue(gpu, name):
+def test_reductions_fuse_their_prologue_and_epilogue(gpu, name, reduce_plan):
     device, backend = gpu
     f, dispatches = _REDUCTION_PROGRAMS[name]
     x = wt.reshape(wt.linspace(-3, 2, 300 * 50, dtype=wt.float32, device=device), (300, 50))
@@ -153,7 +156,7 @@ def test_reductions_fuse_their_prologue_and_epilogue(gpu, name):
                                 wt.uint16, wt.float16, wt.bfloat16, wt.int64, wt.uint64,
                                 wt.bool])
 @pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
-def test_fused_reductions_equal_eager_for_every_dtype(gpu, dt, op):
+def test_fused_reductions_equal_eager_for_every_dtype(gpu, dt, op, reduce_plan):
     device, _ = gpu
     n = 4 * 6 * 70
     base = wt.reshape(wt.arange(n, device=device) % 23 - 11, (4, 6, 70))

@@ -26,7 +26,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webtensor as wt
-from _gpu import webgpu_or_skip  # noqa: E402
+from _gpu import (
+    reduce_plan_fixture,  # noqa: F401, E402 - registers `reduce_plan`
+    webgpu_or_skip,  # noqa: E402
+)
 from _oracle import ulps32
 
 GPU, CPU, B = webgpu_or_skip()
@@ -131,7 +134,7 @@ LOGICAL = {"any": wt.any, "all": wt.all}
 
 @pytest.mark.parametrize("dt", NATIVE_DTYPES, ids=str)
 @pytest.mark.parametrize("shape,axis,keepdims", CASES, ids=str)
-def test_reductions(dt, shape, axis, keepdims):
+def test_reductions(dt, shape, axis, keepdims, reduce_plan):
     a = sample(dt, shape, seed=len(shape) + sum(shape))
     empty_axis = 0 in shape and (axis is None or any(
         shape[i] == 0 for i in ((axis,) if isinstance(axis, int) else axis)))
@@ -162,7 +165,7 @@ VIEWS = {
 
 @pytest.mark.parametrize("dt", NATIVE_DTYPES, ids=str)
 @pytest.mark.parametrize("view", VIEWS, ids=str)
-def test_reductions_of_views(dt, view):
+def test_reductions_of_views(dt, view, reduce_plan):
     a = sample(dt, (6, 10, 7), seed=3, specials=True)
     make = VIEWS[view]
     tol = 1 if dt is wt.float32 else 0
@@ -251,7 +254,7 @@ def test_integer_wraparound(dt):
 # -- arg reductions ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dt", NATIVE_DTYPES, ids=str)
-def test_arg_reductions(dt):
+def test_arg_reductions(dt, reduce_plan):
     for shape in ((1,), (9,), (4, 33), (3, 5, 7), (2, 16500)):
         a = sample(dt, shape, seed=sum(shape), specials=True)
         if dt is not wt.bool:
@@ -262,7 +265,7 @@ def test_arg_reductions(dt):
                 check(fn, a, dt, axis=axis, keepdims=True)
 
 
-def test_argmax_long_row_first_occurrence():
+def test_argmax_long_row_first_occurrence(reduce_plan):
     a = np.zeros(1 << 18, dtype=np.float32)
     a[[70000, 200000, 262143]] = 5.0
     a[[1000, 150000]] = -5.0
@@ -292,7 +295,7 @@ def test_scans(dt, shape, axis):
 
 @pytest.mark.parametrize("chunking", [(256, 4096), (8192, 256), (16, 8)], ids=str)
 @pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint8, wt.float16, wt.int64], ids=str)
-def test_scans_in_chunks(monkeypatch, dt, chunking):
+def test_scans_in_chunks(monkeypatch, dt, chunking, reduce_plan):
     """Rows cut into chunks (each chunk's total, the carries walked in order, each chunk
     rescanned from its carry) as either adapter class cuts them, and in many short chunks up
     to the per-row cap: the CPU device's results."""
@@ -318,12 +321,12 @@ def test_scan_of_noncontiguous_long_rows():
 
 # -- accuracy: multi-pass sizes and cancellation ------------------------------------------------------
 
-def test_multipass_sizes():
+def test_multipass_sizes(reduce_plan):
     """2^22 elements (two passes for a full sum), 2^20 (max, argmin) and a one-row scan of
     2^20 (4096 chunks)."""
     rng = np.random.default_rng(5)
     a = rng.standard_normal(1 << 22).astype(np.float32)
-    assert gpu_reduce.plan(a.size)[1] > 1
+    assert gpu_reduce.plan(a.size, *gpu_reduce.REDUCE_PLANS[reduce_plan])[1] > 1
     check(wt.sum, a, wt.float32, max_ulp=1)
     check(wt.max, a[: 1 << 20], wt.float32, bits=True)
     check(wt.argmin, a[: 1 << 20], wt.float32)
@@ -334,7 +337,7 @@ def test_multipass_sizes():
 
 @pytest.mark.parametrize("precision", ["exact", "fast"])
 @pytest.mark.parametrize("dt", [wt.float32, wt.int32, wt.uint32])
-def test_vec4_and_scalar_loads_fold_in_the_same_order(precision, dt, monkeypatch):
+def test_vec4_and_scalar_loads_fold_in_the_same_order(precision, dt, monkeypatch, reduce_plan):
     """Rows starting on a whole vec4 load four elements at a time; the same values at another
     offset (or computed by a fused prologue) load one by one, in the same order: same bits,
     also for fast float sums, whose value depends on the order."""
@@ -347,10 +350,11 @@ def test_vec4_and_scalar_loads_fold_in_the_same_order(precision, dt, monkeypatch
     loads = []
     compile_pass = gpu_reduce.pass_kernel
 
-    def recording(fam, t, from_elements, out_words, slots, dims=(2, 2), fused=("", 1, 1, "")):
+    def recording(fam, t, from_elements, out_words, slots, dims=(2, 2), fused=("", 1, 1, ""),
+                  solo=False):
         if from_elements:
             loads.append(dims[1] == "vec4")
-        return compile_pass(fam, t, from_elements, out_words, slots, dims, fused)
+        return compile_pass(fam, t, from_elements, out_words, slots, dims, fused, solo)
     monkeypatch.setattr(gpu_reduce, "pass_kernel", recording)
     with wt.set_precision(precision):
         for offset in range(4):
@@ -363,6 +367,39 @@ def test_vec4_and_scalar_loads_fold_in_the_same_order(precision, dt, monkeypatch
                 want = wt.sum(dense, axis=axis)
                 assert loads == [offset == 0, True]
                 assert got.tobytes() == want.tobytes(), (offset, axis)
+
+
+def _barriers_of_sums(monkeypatch) -> list[list[bool]]:
+    """For three float32 sums (rows of 128 and of 16384, one row of 40000), whether each
+    launched pass has a workgroup barrier; each sum checked against the CPU."""
+    launched = []
+    launch = B.launch
+    monkeypatch.setattr(B, "launch", lambda kernel, *a: (launched.append(kernel),
+                                                         launch(kernel, *a))[1])
+    rng = np.random.default_rng(3)
+    found = []
+    for shape, axis in (((128, 256), 0), ((3, 16384), 1), ((40000,), None)):
+        launched.clear()
+        check(wt.sum, rng.standard_normal(shape).astype(np.float32), wt.float32, axis=axis,
+              max_ulp=1)
+        found.append(["workgroupBarrier" in k.wgsl for k in launched])
+    return found
+
+
+def test_the_software_plan_has_no_tree(monkeypatch, reduce_plan):
+    """The software plan folds each chunk in one invocation with no workgroup tree (a barrier
+    costs a CPU adapter more than the loop), in one pass for rows of up to SOLO_ROW; the gpu
+    plan combines lanes by a tree."""
+    found = _barriers_of_sums(monkeypatch)
+    if reduce_plan == "software":
+        assert found == [[False], [False], [False, False]]
+    else:
+        assert all(passes[0] for passes in found), found
+
+
+def test_the_adapter_takes_its_class_plan(monkeypatch):
+    found = _barriers_of_sums(monkeypatch)
+    assert found[0] == [not B.software], (B.software, found)
 
 
 def test_large_cancellation():

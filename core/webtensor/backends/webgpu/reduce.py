@@ -7,8 +7,9 @@ one reduction template and one scan template serve every op and dtype:
 
 * ``reduce``/``arg_reduce``: the input is seen as ``rows`` (the kept dims, C order) of ``length``
   elements (the reduced dims, C order), both as strided views of the input buffer.  A pass gives
-  each row ``lanes`` invocations (a tree in workgroup memory combines them); long rows are cut
-  into chunks whose partial accumulators a further pass reduces, until one chunk is left.
+  each row ``lanes`` invocations (a tree in workgroup memory combines them) on GPUs, one
+  invocation per chunk of a row and no tree on CPU adapters (``REDUCE_PLANS``); long rows are
+  cut into chunks whose partial accumulators a further pass reduces, until one chunk is left.
 * ``scan``: one invocation per (row, chunk) walks the chunk in order.  Rows longer than one chunk
   first reduce every chunk (a reduction pass), scan the chunk totals (``scan_carry.wgsl``) and
   then rescan each chunk from its carry: linear work, parallel over chunks.
@@ -53,13 +54,18 @@ _HALF = ("f16", "bf16")
 REDUCE_OPS, ARG_OPS, SCAN_OPS = _ops.REDUCTIONS, _ops.ARG_REDUCTIONS, _ops.SCANS
 
 WORKGROUP = 256  # invocations of a reduction pass (shaders/reduce.wgsl)
-PER_LANE = 64  # elements one invocation folds per chunk before the tree (GPUs)
-# CPU adapters (SwiftShader, lavapipe) pay far more for a workgroup's tree and barriers than for
-# a longer loop: a 16M float32 sum in Chromium took 720 ms with 64, 124 ms with 1024
-PER_LANE_SOFTWARE = 1024
+# A reduction pass's plan by adapter class: (elements one invocation folds per chunk, solo).
+# GPUs give a row up to 256 lanes of 64 elements and combine them by a tree in workgroup
+# memory.  CPU adapters (SwiftShader, lavapipe) pay far more for a workgroup's barriers than for
+# any loop (a 16M float32 sum in Chromium: 720 ms with 64 per lane, 124 ms with 1024; a 128 x
+# 256 sum over the rows: 7.8 ms with a tree of 8 lanes, 0.7 ms without): there one invocation
+# ("solo") folds a row of up to SOLO_ROW elements in one pass (one pass costs about a dispatch),
+# a longer one in chunks of 1024, a chunk per invocation, and the next pass folds the chunks.
+REDUCE_PLANS = {"software": (1024, True), "gpu": (64, False)}
+SOLO_ROW = 16384
 # A scan's chunking by adapter class: (shortest chunk one invocation walks, chunks per row at
-# most; the carry pass walks them in order).  Each chunk's total is a reduction with its own
-# workgroup tree, which CPU adapters pay dearly for: a 1M float32 cumsum on lavapipe took
+# most; the carry pass walks them in order).  Each chunk's total is a reduction pass (with a
+# workgroup tree, before CPU adapters took solo passes): a 1M float32 cumsum on lavapipe took
 # 156 ms in chunks of 256, 25 ms in chunks of 8192 (3.4 ms for 64K, was 11.8).  GPUs want the
 # parallelism of many short chunks.
 SCAN_CHUNKING = {"software": (8192, 256), "gpu": (256, 4096)}
@@ -326,6 +332,39 @@ _WRITE_OUT = {
 }
 
 
+# Where an invocation works and how a row's lanes combine (shaders/reduce.wgsl): ``lanes``
+# invocations per row and a tree in workgroup memory, or ("solo") one invocation per (row,
+# chunk), a row's chunks on neighbouring invocations, and no tree.
+_PLACE = {
+    False: """\
+    let g = w % chunks;
+    let row = (w / chunks) * (256u / lanes) + lid / lanes;
+    let lane = lid % lanes;""",
+    True: """\
+    let p = w * 256u + lid;
+    let g = p % chunks;
+    let row = p / chunks;
+    let lane = 0u;""",
+}
+_COMBINE = {
+    False: """\
+    partial[lid] = acc;
+    workgroupBarrier();
+    for (var s = lanes / 2u; s > 0u; s = s / 2u) {
+        if (lane < s) {
+            partial[lid] = acc_merge(partial[lid], partial[lid + s]);
+        }
+        workgroupBarrier();
+    }
+    if (lane == 0u && row < rows) {
+        let result = partial[lid];""",
+    True: """\
+    if (row < rows) {
+        let result = acc;""",
+}
+_SHARED = {False: "var<workgroup> partial: array<vec4<u32>, 256>;", True: ""}
+
+
 _SCAN_STORE = {
     1: "        out0[o] = acc_out(acc).x;",
     2: "        let v = acc_out(acc);\n        out0[2u * o] = v.x;\n        out0[2u * o + 1u] = v.y;",
@@ -334,8 +373,9 @@ _SCAN_STORE = {
 
 @lru_cache(maxsize=512)
 def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: int,
-                dims: tuple = (2, 2), fused: tuple = ("", 1, 1, "")) -> Kernel:
+                dims: tuple = (2, 2), fused: tuple = ("", 1, 1, ""), solo: bool = False) -> Kernel:
     """One reduction pass; ``out_words`` 0 writes partial accumulators, else result words.
+    ``solo``: one invocation per (row, chunk) and no tree (one lane; ``plan``).
     ``dims``: (kept, reduced) dim counts capped at 2, choosing the offset functions; reduced
     ``"vec4"``: one unit-stride dim whose groups of four load as one vec4 (``_vec4_rows``).
     ``fused``: (WGSL functions, inputs, outputs, epilogue call) of a compiled program's fused
@@ -360,7 +400,8 @@ def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: in
             fields["load"] = "prologue_element(i)"
     fold = _fold_elements(fam, vec4, fields["elem"]) if from_elements else _FOLD_STATES
     return kernels.render("reduce", n_in, n_out, slots, in0="vec4<u32>" if vec4 else None,
-                          fold=fold, write=write, offsets=offsets, **fields)
+                          fold=fold, write=write, offsets=offsets, place=_PLACE[solo],
+                          combine=_COMBINE[solo], shared=_SHARED[solo], **fields)
 
 
 @lru_cache(maxsize=256)
@@ -379,12 +420,14 @@ def carry_kernel(fam: str, t: str) -> Kernel:
 
 # -- planning and dispatch --------------------------------------------------------------------------
 
-def plan(length: int, per_lane: int = PER_LANE) -> tuple[int, int, int]:
+def plan(length: int, per_lane: int = REDUCE_PLANS["gpu"][0],
+         solo: bool = False) -> tuple[int, int, int]:
     """(lanes, chunks, chunk length) of one pass over rows of ``length``: a power-of-two number
     of lanes giving each about 16+ elements, and chunks of at most ``lanes * per_lane`` (rounded
-    up to whole groups of four)."""
-    lanes = 1 if length <= 16 else min(WORKGROUP, 1 << (-(-length // 16) - 1).bit_length())
-    chunks = -(-length // (lanes * per_lane))
+    up to whole groups of four); ``solo``: one lane, and rows of up to SOLO_ROW in one chunk."""
+    lanes = 1 if solo or length <= 16 else min(WORKGROUP,
+                                                1 << (-(-length // 16) - 1).bit_length())
+    chunks = 1 if solo and length <= SOLO_ROW else -(-length // (lanes * per_lane))
     chunk = (-(-length // chunks) + 3) & ~3  # whole groups of four (see _FOLD_LOOPS)
     return lanes, -(-length // chunk), chunk
 
@@ -413,10 +456,12 @@ def _pass(backend, fam, t, src, dst, rows, length, lanes, chunks, chunk, view_wo
         outs += epilogue.outputs
         words += epilogue.words
     vec4 = prologue is None and chunk % 4 == 0 and _vec4_rows(t, view_words)
+    solo = lanes == 1  # (with one chunk per row, the same places as the tree's)
     kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words),
                          (min(dims[0], 2), "vec4" if vec4 else min(dims[1], 2)),
-                         ("\n\n".join(functions), len(ins), len(outs), call))
-    groups = -(-rows // (WORKGROUP // lanes)) * chunks  # workgroups of this template's 256
+                         ("\n\n".join(functions), len(ins), len(outs), call), solo)
+    # workgroups of this template's 256 invocations
+    groups = -(-rows * chunks // WORKGROUP) if solo else -(-rows // (WORKGROUP // lanes)) * chunks
     backend.launch(kernel, ins + outs, _params(words), groups)
 
 
@@ -441,8 +486,8 @@ def _reduce_rows(backend, fam, t, x, kept, reduced, dst, out_words, prologue=Non
     view = [x.offset, len(kept[0]), len(reduced[0]), *kept[0], *kept[1], *reduced[0],
             *reduced[1]]
     src = None if prologue is not None else x._data
-    per_lane = PER_LANE_SOFTWARE if backend.software else PER_LANE
-    lanes, chunks, chunk = plan(length, per_lane)
+    per_lane, solo = REDUCE_PLANS["software" if backend.software else "gpu"]
+    lanes, chunks, chunk = plan(length, per_lane, solo)
     while True:
         final = chunks == 1
         out = dst if final else backend.allocate(rows * chunks * 16)
@@ -451,7 +496,7 @@ def _reduce_rows(backend, fam, t, x, kept, reduced, dst, out_words, prologue=Non
         if final:
             return
         src, length, view, prologue = out, chunks, [], None
-        lanes, chunks, chunk = plan(length, per_lane)
+        lanes, chunks, chunk = plan(length, per_lane, solo)
 
 
 def _dims(x, dims) -> tuple[tuple, tuple]:
@@ -639,7 +684,7 @@ def scan(backend, op, out, x, axis) -> bool:
     chunks = -(-length // chunk)
     buffers = [x._data]
     if chunks > 1:
-        lanes = plan(chunk)[0]
+        lanes = plan(chunk, *REDUCE_PLANS["software" if backend.software else "gpu"])[0]
         totals = backend.allocate(rows * chunks * 16)
         carries = backend.allocate(rows * chunks * 16)
         kept_x = _dims(x, kept)

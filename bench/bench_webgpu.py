@@ -42,11 +42,12 @@ def ratio(ours: float, theirs: float) -> str:
     return f"{ours / theirs:.2f}x"
 
 
-def matmul_row(m: int, k: int, n: int, rng, transpose_a: bool = False) -> list:
+def matmul_row(m: int, k: int, n: int, rng, transpose_a: bool = False,
+               dtype: str = "float32") -> list:
     """(m x k) @ (k x n); ``transpose_a``: A is the transposed view of a k x m array (a weight
     gradient's x.T @ g), read through its strides on both sides."""
-    a_np = rng.standard_normal((k, m) if transpose_a else (m, k), dtype=np.float32)
-    b_np = rng.standard_normal((k, n), dtype=np.float32)
+    a_np = rng.standard_normal((k, m) if transpose_a else (m, k), dtype=np.float32).astype(dtype)
+    b_np = rng.standard_normal((k, n), dtype=np.float32).astype(dtype)
     a, b = wt.asarray(a_np, device=GPU), wt.asarray(b_np, device=GPU)
     if transpose_a:
         a, a_np = wt.matrix_transpose(a), a_np.T
@@ -55,7 +56,9 @@ def matmul_row(m: int, k: int, n: int, rng, transpose_a: bool = False) -> list:
     flops = 2.0 * m * k * n
     name = (f"matmul {m}x{n}" if m == k == n else
             f"({k}x{m}).T @ {k}x{n}" if transpose_a else f"{m}x{k} @ {k}x{n}")
-    return [name, path("matmul"), f"{t_gpu * 1e3:.2f}", f"{t_np * 1e3:.2f}",
+    if dtype != "float32":
+        name += f" {dtype}"
+    return [name, path("matmul", wt.dtype(dtype)), f"{t_gpu * 1e3:.2f}", f"{t_np * 1e3:.2f}",
             f"{flops / t_gpu / 1e9:.2f}", f"{flops / t_np / 1e9:.2f}", ratio(t_np, t_gpu)]
 
 
@@ -177,10 +180,12 @@ def main(quick: bool = False) -> None:
     print("ratio = webgpu speed / NumPy speed (above 1x: webgpu is faster)")
     head = ["case", "path", "webgpu ms", "numpy ms"]
     rng = np.random.default_rng(0)
-    print_table("matmul, float32 (GFLOP/s)", head + ["webgpu GFLOP/s", "numpy GFLOP/s", "ratio"],
+    print_table("matmul (GFLOP/s)", head + ["webgpu GFLOP/s", "numpy GFLOP/s", "ratio"],
                 [matmul_row(n, n, n, rng) for n in ((64, 128) if quick else (256, 512, 1024))]
                 # an MLP's first layer (batch 128, 784 -> 256) and its weight gradient
-                + [matmul_row(128, 784, 256, rng), matmul_row(784, 128, 256, rng, True)])
+                + [matmul_row(128, 784, 256, rng), matmul_row(784, 128, 256, rng, True)]
+                # float16 operands (cast to float32 and back: matmul.WIDENED)
+                + [matmul_row(n, n, n, rng, dtype="float16") for n in ((64,) if quick else (256,))])
     sizes = (1 << 16, 1 << 20) if quick else (1 << 20, 1 << 24)
     print_table("elementwise, reduction and copies (GB/s of input + output)",
                 head + ["webgpu GB/s", "numpy GB/s", "ratio"],

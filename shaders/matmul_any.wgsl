@@ -1,5 +1,5 @@
-// Batched tiled matrix product for the dtypes without a vec4 fast path (packed 8/16-bit
-// integers, bool, float16/bfloat16, int64/uint64, complex64):
+// Batched tiled matrix product for the dtypes without a 32-bit kernel to take them (bool,
+// int64/uint64, complex64; 8/16-bit ones are cast up: matmul.WIDENED):
 // out0[z, i, j] = sum over k of A[z, i, k] * B[z, k, j].
 // Bindings: 0 P (uniform), 1 in0 = A (read), 2 in1 = B (read), 3 out0 (read_write,
 // C-contiguous (batch, M, N) in the dtype's storage; atomic words for packed dtypes).

@@ -42,7 +42,7 @@ from webtensor.tensor import empty  # noqa: E402
 
 FAST = (wt.float32, wt.int32, wt.uint32)  # vec4 kernels (shaders/matmul.wgsl)
 OTHER = (wt.int8, wt.uint8, wt.int16, wt.uint16, wt.int64, wt.uint64, wt.float16,
-         wt.bfloat16, wt.complex64)  # element kernels (shaders/matmul_any.wgsl)
+         wt.bfloat16, wt.complex64)  # cast up (gpu_matmul.WIDENED) or matmul_any.wgsl
 DTYPES = FAST + OTHER
 # unit roundoff and smallest subnormal of the narrow floats
 _NARROW = {wt.float16: (2.0 ** -11, 2.0 ** -24), wt.bfloat16: (2.0 ** -8, 2.0 ** -133)}
@@ -282,6 +282,38 @@ def test_matmul_nan_and_inf_propagate(dt):
     c, g = _both(wt.matmul, a, b, dt)
     _check(c, g, _as_multiplied(a, dt), _as_multiplied(b, dt))
     assert np.isnan(np.asarray(g)[1]).all() and np.isnan(np.asarray(g)[3]).all()
+
+
+@pytest.mark.parametrize("dt", [wt.float16, wt.bfloat16, wt.int8, wt.int16, wt.uint8,
+                                wt.uint16], ids=str)
+def test_narrow_dtypes_multiply_as_their_wide_dtype(monkeypatch, dt):
+    """float16/bfloat16 and 8/16-bit integer products are the wide dtype's product of the
+    operands cast up, cast down (float32's exact-product accumulation rounded once; integers
+    wrapped), bit for bit, through the 32-bit kernels (no matmul_any.wgsl launch): plain,
+    transposed and batched operands."""
+    wide = {"f": wt.float32, "i": wt.int32, "u": wt.uint32}[dt.kind]
+    element_kernels = []
+    any_kernel = gpu_matmul.any_kernel
+    monkeypatch.setattr(gpu_matmul, "any_kernel", lambda *a: (element_kernels.append(a),
+                                                               any_kernel(*a))[1])
+    rng = np.random.default_rng(4)
+    scale = 3.0 if dt.kind == "f" else 40.0
+    cases = [((64, 70), (70, 36), False), ((70, 64), (70, 36), True),
+             ((3, 20, 16), (16, 12), False), ((5, 3), (3, 2), False)]
+    for shape_a, shape_b, transpose in cases:
+        a = wt.astype(wt.asarray(rng.standard_normal(shape_a).astype(np.float32) * scale,
+                                 device=GPU), dt)
+        b = wt.astype(wt.asarray(rng.standard_normal(shape_b).astype(np.float32) * scale,
+                                 device=GPU), dt)
+        if transpose:
+            a = wt.matrix_transpose(a)
+        got = a @ b
+        assert not element_kernels, element_kernels
+        want = wt.astype(wt.astype(a, wide) @ wt.astype(b, wide), dt)
+        assert got.dtype is dt and got.tobytes() == want.tobytes(), (dt, shape_a, shape_b)
+        c = wt.asarray(a.to_device(CPU)) @ wt.asarray(b.to_device(CPU))
+        if dt.kind != "f":  # the CPU wraps the same way
+            assert got.to_device(CPU).tobytes() == c.tobytes()
 
 
 def test_matmul_float16_overflow_and_subnormals():

@@ -69,25 +69,24 @@ def bandwidth_rows_at(n: int, rng) -> list[list]:
     i_np = rng.integers(-(1 << 40), 1 << 40, n)
     i = wt.asarray(i_np, device=GPU)
     cases = [
-        # (label, primitive, bytes moved, webgpu call, numpy call)
-        ("x + y", "binary", 3 * 4 * n, lambda: sync(x + y), lambda: x_np + y_np),
-        ("x * 2.5", "binary", 2 * 4 * n, lambda: sync(x * 2.5), lambda: x_np * np.float32(2.5)),
-        ("sum(x)", "reduce", 4 * n, lambda: sync(wt.sum(x)), lambda: np.sum(x_np)),
-        ("concat([x, y])", "assign", 4 * 4 * n, lambda: sync(wt.concat([x, y])),
+        # (label, primitive, dtype, bytes moved, webgpu call, numpy call)
+        ("x + y", "binary", wt.float32, 3 * 4 * n, lambda: sync(x + y), lambda: x_np + y_np),
+        ("x * 2.5", "binary", wt.float32, 2 * 4 * n, lambda: sync(x * 2.5),
+         lambda: x_np * np.float32(2.5)),
+        ("sum(x)", "reduce", wt.float32, 4 * n, lambda: sync(wt.sum(x)), lambda: np.sum(x_np)),
+        ("concat([x, y])", "assign", wt.float32, 4 * 4 * n, lambda: sync(wt.concat([x, y])),
          lambda: np.concatenate([x_np, y_np])),
-        ("copy of int64 i", "copy", 2 * 8 * n, lambda: sync(wt.asarray(i, copy=True)),
+        ("copy of i", "copy", wt.int64, 2 * 8 * n, lambda: sync(wt.asarray(i, copy=True)),
          lambda: i_np.copy()),
-        ("copy of int64 i[::2]", "copy", 8 * n, lambda: sync(wt.asarray(i[::2], copy=True)),
-         lambda: i_np[::2].copy()),
+        ("copy of i[::2]", "copy", wt.int64, 8 * n,
+         lambda: sync(wt.asarray(i[::2], copy=True)), lambda: i_np[::2].copy()),
     ]
     rows = []
-    for label, prim, nbytes, ours, theirs in cases:
+    for label, prim, dtype, nbytes, ours, theirs in cases:
         t_gpu = per_call(ours, min_time=0.2, repeat=REPEAT)
         t_np = per_call(theirs, min_time=0.2, repeat=REPEAT)
-        wide = "int64" in label
-        rows.append([f"{label} {n / (1 << 20):g}M" + ("" if wide else " f32"),
-                     path(prim, wt.int64 if wide else wt.float32), f"{t_gpu * 1e3:.2f}",
-                     f"{t_np * 1e3:.2f}", f"{nbytes / t_gpu / 1e9:.2f}",
+        rows.append([f"{label} {n / (1 << 20):g}M {dtype.short}", path(prim, dtype),
+                     f"{t_gpu * 1e3:.2f}", f"{t_np * 1e3:.2f}", f"{nbytes / t_gpu / 1e9:.2f}",
                      f"{nbytes / t_np / 1e9:.2f}", ratio(t_np, t_gpu)])
     return rows
 

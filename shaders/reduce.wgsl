@@ -3,7 +3,8 @@
 // the `lanes` invocations of a row walk one chunk of it, four consecutive elements at a time
 // (lane's group, then the group `lanes` groups on: coalesced when the reduced axis is
 // contiguous, and one vec4 load where in0 is bound as vec4s), and combine their accumulators by
-// a tree in workgroup memory.  With one lane (reduce.py's "solo" kernels, which CPU
+// a tree (neighbours first: by subgroup shuffles as far as a subgroup reaches, where the
+// adapter has them, then in workgroup memory; the same tree either way).  With one lane (reduce.py's "solo" kernels, which CPU
 // adapters take, where a barrier costs more than a long loop) every invocation folds one chunk
 // of one row alone: no tree, no barrier.  Every kernel of a pass (vec4 loads or not, computed
 // input or loaded) folds the same elements in the same order, so their results are the same
@@ -35,7 +36,7 @@ ${load_state}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
+        @builtin(local_invocation_index) lid: u32${builtins}) {
     let w = wid.x + (wid.y + wid.z * nwg.y) * nwg.x;
     let rows = prm(1u);
     let len = prm(2u);
@@ -49,6 +50,8 @@ ${place}
 ${fold}
     }
 ${combine}
+    if (lane == 0u && row < rows) {
+        let result = acc;
 ${write}
     }
 }

@@ -108,6 +108,18 @@ def test_js_limit_names_match_the_spec():
         assert browser.js_limit_name(key) == name
 
 
+def test_kernels_using_subgroups_get_the_browser_s_directive():
+    """Browsers compile a shader with subgroup operations only after ``enable subgroups;``,
+    which wgpu-native refuses: the browser driver adds it to exactly those kernels."""
+    from webtensor.backends.webgpu import reduce as gpu_reduce
+
+    for combine in ("tree", "subgroup", "solo"):
+        wgsl = gpu_reduce.pass_kernel("fsum", "f32", True, 1, 32, combine=combine).wgsl
+        sent = browser._with_directives(wgsl)
+        assert sent.startswith("enable subgroups;\n") == (combine == "subgroup")
+        assert sent.endswith(wgsl)
+
+
 # -- the wire format --------------------------------------------------------------------------
 
 class WireModel:

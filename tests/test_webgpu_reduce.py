@@ -351,10 +351,10 @@ def test_vec4_and_scalar_loads_fold_in_the_same_order(precision, dt, monkeypatch
     compile_pass = gpu_reduce.pass_kernel
 
     def recording(fam, t, from_elements, out_words, slots, dims=(2, 2), fused=("", 1, 1, ""),
-                  solo=False):
+                  combine="tree"):
         if from_elements:
             loads.append(dims[1] == "vec4")
-        return compile_pass(fam, t, from_elements, out_words, slots, dims, fused, solo)
+        return compile_pass(fam, t, from_elements, out_words, slots, dims, fused, combine)
     monkeypatch.setattr(gpu_reduce, "pass_kernel", recording)
     with wt.set_precision(precision):
         for offset in range(4):

@@ -127,6 +127,8 @@ class WebGPUBackend(Backend):
         self.adapter_class = adapter_class(driver.adapter_info)
         #: a CPU adapter (SwiftShader, lavapipe): kernels that tune their shape ask
         self.software = self.adapter_class != "gpu"
+        #: kernels may use subgroup operations (reduce.py's trees)
+        self.subgroups = "subgroups" in driver.features
 
     # -- memory ----------------------------------------------------------------------------------
     def allocate(self, nbytes: int) -> GPUBuffer:

@@ -186,6 +186,12 @@ _EXPORT = re.compile(
     re.MULTILINE)
 
 
+def _with_directives(wgsl: str) -> str:
+    """``wgsl`` with the ``enable`` directive browsers require of a shader using subgroup
+    operations (wgpu-native's compiler refuses the directive, so kernels are written without)."""
+    return "enable subgroups;\n" + wgsl if "@builtin(subgroup_size)" in wgsl else wgsl
+
+
 def module_as_script(source: str) -> str:
     """An import-free ES module's source as one JavaScript expression whose value is an object
     holding its exports (``eval`` cannot run a module; ``import()`` of a data: URL is async)."""
@@ -469,7 +475,8 @@ class BrowserDriver(Driver):
         if found is None:
             pid = self._next_pipeline
             self._next_pipeline += 1
-            self._ex.createPipeline(pid, wgsl, entry, n_in, n_out, uniform_size)
+            self._ex.createPipeline(pid, _with_directives(wgsl), entry, n_in, n_out,
+                                    uniform_size)
             # With JSPI a bad kernel fails here; otherwise at the next read (which awaits every
             # pending check, since the browser would otherwise skip the batch silently).
             if _can_run_sync():

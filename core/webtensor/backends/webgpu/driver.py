@@ -43,8 +43,10 @@ SPEC_LIMITS: dict[str, int] = {
     "min-storage-buffer-offset-alignment": 256,
 }
 
-# Optional features used when the adapter has them (``enable f16;`` needs shader-f16).
-WANTED_FEATURES = ("shader-f16",)
+# Optional features used when the adapter has them, by their WebGPU names (``enable f16;``
+# needs shader-f16; "subgroups": reductions combine a row's lanes by subgroup shuffles, see
+# reduce.py, where WGSL also has the subgroup_id built-in).
+WANTED_FEATURES = ("shader-f16", "subgroups")
 
 UNIFORM_ALIGN = SPEC_LIMITS["min-uniform-buffer-offset-alignment"]
 

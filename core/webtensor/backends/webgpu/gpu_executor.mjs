@@ -44,7 +44,10 @@ export async function openDevice(wantedLimits, wantedFeatures, arenaSize) {
     // "max" limits may not exceed the adapter's, "min" (alignment) ones may not go below.
     requiredLimits[key] = key.startsWith("min") ? Math.max(value, have) : Math.min(value, have);
   }
-  const requiredFeatures = wantedFeatures.filter((f) => adapter.features.has(f));
+  // subgroups: webtensor's kernels also need WGSL's subgroup_id built-in
+  const usable = (f) => adapter.features.has(f) &&
+    (f !== "subgroups" || gpu.wgslLanguageFeatures?.has("subgroup_id"));
+  const requiredFeatures = wantedFeatures.filter(usable);
   const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
   const limits = {};
   for (const key of Object.keys(requiredLimits)) limits[key] = device.limits[key];

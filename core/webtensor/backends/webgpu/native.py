@@ -19,6 +19,9 @@ from .driver import (
 )
 
 _BG_CACHE_MAX = 4096
+# wgpu-native's names of the WebGPU features it calls otherwise (its subgroups, which also
+# give WGSL the subgroup_id built-in, need no ``enable`` directive)
+_NATIVE_FEATURE = {"subgroups": "subgroup"}
 _DIRECT_WRITE_MAX = 4096  # bytes: writes up to this skip wgpu-py's wrapper (see write_buffer)
 # wgpu-native's C functions (cffi) and wgpu-py's wrappers of them, bound when the first driver
 # starts
@@ -105,7 +108,8 @@ class NativeDriver(Driver):
         self.adapter_info = adapter_description(adapter)
         self.threads = os.cpu_count() or 1
         available = set(adapter.features)
-        self.features = frozenset(f for f in WANTED_FEATURES if f in available)
+        self.features = frozenset(f for f in WANTED_FEATURES
+                                  if _NATIVE_FEATURE.get(f, f) in available)
         adapter_limits = adapter.limits
         limits = {}
         for key, value in SPEC_LIMITS.items():
@@ -115,8 +119,9 @@ class NativeDriver(Driver):
             # "max" limits may not exceed the adapter's, "min" (alignment) ones not go below.
             limits[key] = max(value, have) if key.startswith("min-") else min(value, have)
         with _no_wayland_session_noise():
-            self.device = adapter.request_device_sync(required_features=sorted(self.features),
-                                                      required_limits=limits)
+            self.device = adapter.request_device_sync(
+                required_features=sorted(_NATIVE_FEATURE.get(f, f) for f in self.features),
+                required_limits=limits)
         self.limits = {k: int(self.device.limits.get(k, v)) for k, v in limits.items()}
         self.queue = self.device.queue
         self._queue_raw = self.queue._internal

@@ -332,37 +332,62 @@ _WRITE_OUT = {
 }
 
 
-# Where an invocation works and how a row's lanes combine (shaders/reduce.wgsl): ``lanes``
-# invocations per row and a tree in workgroup memory, or ("solo") one invocation per (row,
+# Where an invocation works and how a row's lanes combine (shaders/reduce.wgsl), by kind of
+# pass: "tree": ``lanes`` invocations per row, combined by a tree in workgroup memory; "subgroup":
+# the same tree, its levels within a subgroup by shuffles; "solo": one invocation per (row,
 # chunk), a row's chunks on neighbouring invocations, and no tree.
+#   The tree merges neighbours first (lane l takes l + s for s = 1, 2, 4, ...), so its lower
+# levels stay within a subgroup.  WGSL leaves open which invocations form a subgroup, so
+# subgroup passes number their invocations (`slot`, which places the work) by subgroup_id and
+# subgroup_invocation_id: lanes l and l + s, s below the subgroup's size, are then in one
+# subgroup, s apart.  Where the subgroups do not exactly fill the workgroup, slot is the
+# local index and every level goes through workgroup memory.
 _PLACE = {
-    False: """\
+    "tree": """\
+    let slot = lid;
     let g = w % chunks;
-    let row = (w / chunks) * (256u / lanes) + lid / lanes;
-    let lane = lid % lanes;""",
-    True: """\
+    let row = (w / chunks) * (256u / lanes) + slot / lanes;
+    let lane = slot % lanes;""",
+    "subgroup": """\
+    let whole = sg_count * sg_size == 256u;
+    let slot = select(lid, sg_id * sg_size + sg_lane, whole);
+    let g = w % chunks;
+    let row = (w / chunks) * (256u / lanes) + slot / lanes;
+    let lane = slot % lanes;""",
+    "solo": """\
     let p = w * 256u + lid;
     let g = p % chunks;
     let row = p / chunks;
     let lane = 0u;""",
 }
-_COMBINE = {
-    False: """\
-    partial[lid] = acc;
+_TREE_LEVELS = """\
+    partial[slot] = acc;
     workgroupBarrier();
-    for (var s = lanes / 2u; s > 0u; s = s / 2u) {
-        if (lane < s) {
-            partial[lid] = acc_merge(partial[lid], partial[lid + s]);
+    for (var s = ${low}; s < lanes; s = s * 2u) {
+        if ((lane & (2u * s - 1u)) == 0u) {
+            partial[slot] = acc_merge(partial[slot], partial[slot + s]);
         }
         workgroupBarrier();
     }
-    if (lane == 0u && row < rows) {
-        let result = partial[lid];""",
-    True: """\
-    if (row < rows) {
-        let result = acc;""",
+    acc = partial[slot];"""
+_COMBINE = {
+    "tree": _TREE_LEVELS.replace("${low}", "1u"),
+    # (shuffles from past the row or the subgroup fill lanes whose results no level reads)
+    "subgroup": """\
+    let in_subgroup = select(1u, min(sg_size, lanes), whole);
+    for (var s = 1u; s < in_subgroup; s = s * 2u) {
+        acc = acc_merge(acc, subgroupShuffleDown(acc, s));
+    }
+    if (in_subgroup < lanes) {
+""" + kernels.indent(_TREE_LEVELS.replace("${low}", "in_subgroup").splitlines()) + "\n    }",
+    "solo": "",
 }
-_SHARED = {False: "var<workgroup> partial: array<vec4<u32>, 256>;", True: ""}
+_SHARED = dict.fromkeys(("tree", "subgroup"), "var<workgroup> partial: array<vec4<u32>, 256>;")
+_SHARED["solo"] = ""
+_BUILTINS = dict.fromkeys(("tree", "solo"), "")
+_BUILTINS["subgroup"] = (",\n        @builtin(subgroup_invocation_id) sg_lane: u32, "
+                         "@builtin(subgroup_size) sg_size: u32,\n        "
+                         "@builtin(subgroup_id) sg_id: u32, @builtin(num_subgroups) sg_count: u32")
 
 
 _SCAN_STORE = {
@@ -373,9 +398,10 @@ _SCAN_STORE = {
 
 @lru_cache(maxsize=512)
 def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: int,
-                dims: tuple = (2, 2), fused: tuple = ("", 1, 1, ""), solo: bool = False) -> Kernel:
+                dims: tuple = (2, 2), fused: tuple = ("", 1, 1, ""), combine: str = "tree") -> Kernel:
     """One reduction pass; ``out_words`` 0 writes partial accumulators, else result words.
-    ``solo``: one invocation per (row, chunk) and no tree (one lane; ``plan``).
+    ``combine``: how a row's lanes combine, "tree", "subgroup" (the tree's lower levels by
+    subgroup shuffles) or "solo" (one invocation per (row, chunk), one lane; ``plan``).
     ``dims``: (kept, reduced) dim counts capped at 2, choosing the offset functions; reduced
     ``"vec4"``: one unit-stride dim whose groups of four load as one vec4 (``_vec4_rows``).
     ``fused``: (WGSL functions, inputs, outputs, epilogue call) of a compiled program's fused
@@ -400,8 +426,9 @@ def pass_kernel(fam: str, t: str, from_elements: bool, out_words: int, slots: in
             fields["load"] = "prologue_element(i)"
     fold = _fold_elements(fam, vec4, fields["elem"]) if from_elements else _FOLD_STATES
     return kernels.render("reduce", n_in, n_out, slots, in0="vec4<u32>" if vec4 else None,
-                          fold=fold, write=write, offsets=offsets, place=_PLACE[solo],
-                          combine=_COMBINE[solo], shared=_SHARED[solo], **fields)
+                          fold=fold, write=write, offsets=offsets, place=_PLACE[combine],
+                          combine=_COMBINE[combine], shared=_SHARED[combine],
+                          builtins=_BUILTINS[combine], **fields)
 
 
 @lru_cache(maxsize=256)
@@ -456,12 +483,14 @@ def _pass(backend, fam, t, src, dst, rows, length, lanes, chunks, chunk, view_wo
         outs += epilogue.outputs
         words += epilogue.words
     vec4 = prologue is None and chunk % 4 == 0 and _vec4_rows(t, view_words)
-    solo = lanes == 1  # (with one chunk per row, the same places as the tree's)
+    # (one lane: solo, with one chunk per row the same places as the tree's)
+    combine = "solo" if lanes == 1 else "subgroup" if backend.subgroups else "tree"
     kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words),
                          (min(dims[0], 2), "vec4" if vec4 else min(dims[1], 2)),
-                         ("\n\n".join(functions), len(ins), len(outs), call), solo)
+                         ("\n\n".join(functions), len(ins), len(outs), call), combine)
     # workgroups of this template's 256 invocations
-    groups = -(-rows * chunks // WORKGROUP) if solo else -(-rows // (WORKGROUP // lanes)) * chunks
+    groups = (-(-rows * chunks // WORKGROUP) if lanes == 1
+              else -(-rows // (WORKGROUP // lanes)) * chunks)
     backend.launch(kernel, ins + outs, _params(words), groups)
 
 

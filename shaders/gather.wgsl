@@ -1,9 +1,10 @@
 // Gather (take_along_axis): out0[e] = x[..., index[e], ...] along one axis, for any dtype as
 // raw bits: 1- and 2-byte elements packed in words (each invocation owns whole output words),
 // 4-byte ones one per word, 8- and 16-byte ones ${words} words each (one invocation per word).
-// Bindings: 0 P (uniform), 1 in0 (int64 indices), 2 in1 (x), 3 out0 (read_write, contiguous).
+// Bindings: 0 P (uniform), 1 in0 (int32 or int64 indices: ${index_words} words each), 2 in1 (x),
+// 3 out0 (read_write, contiguous).
 // Params: the common block over the (collapsed) output shape with operand 0 = the indices view
-// (int64 elements), operand 1 = x with its axis stride zeroed (stride 0 on broadcast dims);
+// (int32 or int64 elements), operand 1 = x with its axis stride zeroed (stride 0 on broadcast dims);
 // then the extra slots [0] x's axis stride (i32 bits), [1] x's size along the axis.
 ${header}
 
@@ -17,7 +18,7 @@ fn extra(i: u32) -> u32 {
 // no read leaves the tensor.
 fn source_index(e: u32) -> u32 {
     let size = i32(extra(1u));
-    var v = bitcast<i32>(in0[${index_i} * 2u]);  // low word of the int64
+    var v = bitcast<i32>(in0[${index_i} * ${index_words}u]);  // an int32, or an int64's low word
     v = select(v, v + size, v < 0);
     v = clamp(v, 0, size - 1);
     return u32(i32(${index_x}) + v * bitcast<i32>(extra(0u)));

@@ -45,6 +45,30 @@ def test_groups_stay_convex():
     assert order[2] == ["binary.add", "binary.add"]
 
 
+def test_sibling_groups_join_the_node_that_reads_both():
+    # x < 0 and x + 3 start two groups (neither reads the other); where reads both: one kernel
+    def f(x):
+        return wt.minimum(wt.where(x < 0, x + 3, x), 2)
+    g = wt.make_graph(f)(wt.asarray([-2, 0, 5], dtype=wt.int32))
+    units = partition(g, _everything_elementwise, 8)
+    assert [_ops(u) for u in units] == [
+        ["binary.less", "binary.add", "where.None", "binary.minimum"]]
+    assert [v.id for v in units[0].results] == [units[0].members[-1].results[0].id]
+
+
+def test_sibling_groups_that_one_path_leaves_stay_apart():
+    # b = x + 1 feeds a reduction whose result feeds c: merging b's and c's groups around the
+    # reduction would leave no order to run them in
+    def f(x):
+        b = x + 1
+        c = (x * wt.sum(b)) * 2
+        return wt.where(c > 0, b, c)
+    g = wt.make_graph(f)(wt.ones((4,)))
+    units = partition(g, _everything_elementwise, 8)
+    assert [_ops(u) for u in units] == [
+        "binary", "reduce", ["binary.multiply", "binary.multiply", "binary.greater", "where.None"]]
+
+
 def test_non_identity_reads_of_a_group_value_start_a_new_group():
     def f(x):
         a = x * 2

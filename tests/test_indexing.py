@@ -472,6 +472,35 @@ def test_long_index_arrays_are_checked_by_their_bounds(backend, dt):
     assert x.tolist()[:3] == [0, 3, 6]  # nothing changed
 
 
+@pytest.mark.parametrize("idt", ["int8", "uint16", "int32", "int64", "uint32"])
+def test_index_arrays_of_every_int_dtype_take_the_same_elements(backend, idt):
+    """Index values that int32 holds reach the gather (and a traced take's gradient, the
+    scatter) as int32, others as int64; either way the elements are int64 indices' ones:
+    checked and wrapped eagerly, wrapped then clamped when traced (as JAX)."""
+    dt = getattr(wt, idt)
+    routed = getattr(backend.backend, "routed", None)  # webgpu: calls sent to the CPU
+    before = dict(routed or {})
+    xs = [10.0 + k for k in range(8)]
+    x = wt.asarray(xs, device=backend)
+    signed = dt in (wt.int8, wt.int32, wt.int64)
+    values = [0, 7, 3, 3] + ([-1, -8] if signed else [])
+    idx = wt.asarray(values, dtype=dt, device=backend)
+    assert wt.take(x, idx).tolist() == [xs[v] for v in values]
+    wild = values + ([9, -20] if signed else [9])  # traced: clamped into [0, 8)
+    f = wt.jit(lambda x, i: wt.take(x, i))
+    got = f(x, wt.asarray(wild, dtype=dt, device=backend)).tolist()
+    assert got == [xs[min(max(v + 8 if v < 0 else v, 0), 7)] for v in wild]
+    graph = wt.make_graph(lambda x, i: wt.take(x, i))(x, idx)
+    index_dtypes = {r.dtype for n in graph.nodes for r in n.results if r.dtype.kind in "iu"}
+    assert index_dtypes == {wt.int32 if idt in ("int8", "uint16", "int32") else wt.int64}
+    grad = wt.grad(lambda x, i: wt.sum(wt.take(x, i) * 2.0))
+    counts = [2.0 * sum(1 for v in values if v % 8 == k) for k in range(8)]
+    assert wt.jit(grad)(x, idx).tolist() == grad(x, idx).tolist() == counts
+    if routed is not None:
+        assert {k: n for k, n in routed.items() if k[0] in ("gather", "scatter")
+                and n > before.get(k, 0)} == {}
+
+
 def test_take_examples_names_errors(backend):
     x = t([[1, 2, 3], [4, 5, 6]], backend, names=("r", "c"))
     assert wt.take(x, [2, 0], axis="c").tolist() == [[3, 1], [6, 4]]

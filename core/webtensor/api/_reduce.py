@@ -181,10 +181,10 @@ def iota(n: int, device, dtype=_d.int64) -> Tensor:
 
 
 def gather(x: Tensor, axis: int, indices: Tensor) -> Tensor:
-    """take_along_axis: ``indices`` (int64, in range) has the result's shape."""
+    """take_along_axis: ``indices`` (integers in range) has the result's shape."""
     out = empty(indices.shape, x.dtype, x.device)
     if out.size:
-        x._backend.gather(out, x, axis, cast(indices, _d.int64))
+        x._backend.gather(out, x, axis, index_operand(indices))
     return out
 
 
@@ -194,7 +194,7 @@ def scatter(op: str, base: Tensor, axis: int, indices: Tensor, updates: Tensor) 
     if out.size:
         base._backend.copy(out, base)
         if updates.size:
-            base._backend.scatter(op, out, axis, _index(indices), cast(updates, base.dtype))
+            base._backend.scatter(op, out, axis, index_operand(indices), cast(updates, base.dtype))
     return out
 
 
@@ -207,13 +207,14 @@ def scatter_in_range(op: str, base: Tensor, axis: int, indices: Tensor, updates:
         return None
     out = empty(base.shape, base.dtype, base.device)
     base._backend.copy(out, base)
-    ok = base._backend.scatter_in_range(op, out, axis, _index(indices),
+    ok = base._backend.scatter_in_range(op, out, axis, index_operand(indices),
                                         cast(updates, base.dtype))
     return None if ok is None else (out, ok)
 
 
-def _index(indices: Tensor) -> Tensor:
-    """Scatter's indices: int32 ones as they are (a cast costs a pass over them), else int64."""
+def index_operand(indices: Tensor) -> Tensor:
+    """Gather's and scatter's indices: int32 ones as they are (a cast costs a pass over
+    them), else int64."""
     return cast(indices, _d.int32 if indices.dtype is _d.int32 else _d.int64)
 
 

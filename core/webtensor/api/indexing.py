@@ -231,7 +231,7 @@ _HOST_CHECK = 4096
 
 
 def _array_index(a: _Array, n: int, axis: int, fn: str, device) -> Tensor:
-    """An integer index array checked against ``n`` and made non-negative int64."""
+    """An integer index array checked against ``n`` and made non-negative (int32 or int64)."""
     values = a.values
     if values is None:
         if is_traced(a.tensor):
@@ -267,14 +267,15 @@ def _bounds(t: Tensor) -> tuple[int, int]:
 
 
 def _non_negative(t: Tensor, low: int, n: int, device) -> Tensor:
-    """``t`` (checked against ``n``, smallest value ``low``) as int64, negatives wrapped."""
-    t = cast(t, _d.int64, weak=False)
+    """``t`` (checked against ``n``, smallest value ``low``) as int32 or int64
+    (``_index_dtype``), negatives wrapped."""
+    dt = _index_dtype(t, n)
+    t = cast(t, dt, weak=False)
     if low >= 0:
         return t
     from .elementwise import add, less, where
 
-    return where(less(t, _int64_tensor([0], (), device)), add(t, _int64_tensor([n], (), device)),
-                 t)
+    return where(less(t, _index_scalar(0, dt, device)), add(t, _index_scalar(n, dt, device)), t)
 
 
 def _traced_index(t: Tensor, n: int, device) -> Tensor:
@@ -282,10 +283,25 @@ def _traced_index(t: Tensor, n: int, device) -> Tensor:
     so negative ones wrap once and the rest are clamped into ``[0, n)``, as JAX does."""
     from .elementwise import add, clip, less, where
 
-    t = cast(t, _d.int64, weak=False)
-    wrapped = where(less(t, _int64_tensor([0], (), device)), add(t, _int64_tensor([n], (),
-                                                                                  device)), t)
-    return cast(clip(wrapped, 0, max(n - 1, 0)), _d.int64, weak=False)
+    dt = _index_dtype(t, n)
+    t = cast(t, dt, weak=False)
+    wrapped = where(less(t, _index_scalar(0, dt, device)), add(t, _index_scalar(n, dt, device)),
+                    t)
+    return cast(clip(wrapped, 0, max(n - 1, 0)), dt, weak=False)
+
+
+# Index dtypes whose values int32 holds: such indices into an axis of fewer than 2^31 elements
+# are wrapped and passed on as int32 (half the bytes of int64, and int32 ones need no cast).
+_INT32_INDEX = (_d.int8, _d.uint8, _d.int16, _d.uint16, _d.int32)
+
+
+def _index_dtype(t: Tensor, n: int):
+    return _d.int32 if t.dtype in _INT32_INDEX and n < 2**31 else _d.int64
+
+
+def _index_scalar(value: int, dt, device) -> Tensor:
+    t = _int64_tensor([value], (), device)
+    return t if dt is _d.int64 else cast(t, dt, weak=False)
 
 
 def _int64_tensor(values, shape, device) -> Tensor:

@@ -261,7 +261,7 @@ class Backend:
     # -- indexing --------------------------------------------------------------------------------
     def gather(self, out, x, axis: int, indices) -> None:
         """``out[..., i, ...] = x[..., indices[..., i, ...], ...]`` (take_along_axis; indices
-        are int64, already in range and with ``out``'s shape)."""
+        are int32 or int64, already in range and with ``out``'s shape)."""
         raise NotImplementedError
 
     def scatter(self, op: str, out, axis: int, indices, updates) -> None:

@@ -14,6 +14,7 @@ from ..api import creation as _c
 from ..api import elementwise as ew
 from ..api import manipulation as _m
 from ..api import statistical as _st
+from ..api._reduce import index_operand
 from ..tensor import Tensor, cast, empty
 from .ad import _contiguous, view_of
 from .ir import Graph, View
@@ -200,7 +201,7 @@ def _scatter(fw, node):
     if tu is None:
         tu = _c.zeros(uv.shape, dtype=result.dtype, device=result.device)
     if idx.size:
-        backend.scatter(op, out, axis, cast(idx, _d.int64, weak=False),
+        backend.scatter(op, out, axis, index_operand(idx),
                         _contiguous(cast(tu, result.dtype, weak=False)))
     return out
 

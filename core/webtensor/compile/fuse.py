@@ -231,6 +231,25 @@ def _may_join(group: Group, node: Node, group_of, depends) -> bool:
     return True
 
 
+def _may_merge(group: Group, other: Group, group_of, depends) -> bool:
+    """Whether two groups may become one: no path leaves either and enters the other (every
+    outside value one reads is independent of the other group)."""
+    for a, b in ((group, other), (other, group)):
+        for n in a.members:
+            for view in n.reads():
+                g = group_of.get(view.value.id)
+                if g is not a and g is not b and b.id in depends.get(view.value.id, frozenset()):
+                    return False
+    return True
+
+
+def _merged_bindings(group: Group, other: Group, bindings) -> int:
+    """The bindings of the two groups as one."""
+    merged = Group(group.shape)
+    merged.members = group.members + other.members
+    return bindings(merged, None)
+
+
 def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
     """The graph's nodes with fusable chains replaced by :class:`Group` nodes."""
     consumers: dict[int, list[Node]] = {}
@@ -239,6 +258,7 @@ def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
             consumers.setdefault(v.id, []).append(node)
     pinned = {v.value.id for v in graph.outputs} | {final.id for _, final in graph.mutated}
 
+    order = {id(n): k for k, n in enumerate(graph.nodes)}
     group_of: dict[int, Group] = {}  # member value id -> its group
     node_group: dict[int, Group] = {}  # id(node) -> group
     depends: dict[int, frozenset] = {}  # value id -> groups upstream of it
@@ -289,6 +309,24 @@ def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
         for r in node.results:
             group_of[r.id] = candidate
             depends[r.id] = deps_of(node) | {candidate.id}
+        # Sibling groups this node also reads (``where(x < 0, x + n, x)``: the comparison and
+        # the sum start separate groups) join it, where that keeps one kernel possible.
+        for view in node.reads():
+            other = group_of.get(view.value.id)
+            if other is None or other is candidate or other.shape != shape \
+                    or not view.identity or not _may_merge(candidate, other, group_of, depends) \
+                    or _merged_bindings(candidate, other, bindings) > max_bindings:
+                continue
+            members = candidate.members + other.members
+            candidate.members[:] = sorted(members, key=lambda n: order[id(n)])
+            groups.remove(other)
+            for n in other.members:
+                node_group[id(n)] = candidate
+                for r in n.results:
+                    group_of[r.id] = candidate
+            for key, ids in depends.items():
+                if other.id in ids:
+                    depends[key] = (ids - {other.id}) | {candidate.id}
 
     # Finish each group: its external inputs and the values it must write.
     for g in groups:

@@ -30,6 +30,7 @@ from ..api import creation as _c
 from ..api import elementwise as ew
 from ..api import manipulation as _m
 from ..api import statistical as _st
+from ..api._reduce import index_operand
 from ..backends.base import WINDOW_SELECT, window_positions, window_shape, window_view
 from ..tensor import Tensor, cast, empty
 from .ir import View
@@ -339,15 +340,14 @@ def _zeros(shape, dtype, device) -> Tensor:
 def _scatter_add(shape, axis, indices: Tensor, g: Tensor) -> Tensor:
     z = _zeros(shape, g.dtype, g.device)
     if g.size:
-        g.device.backend.scatter("add", z, axis, cast(indices, _d.int64, weak=False),
-                                 _contiguous(g))
+        g.device.backend.scatter("add", z, axis, index_operand(indices), _contiguous(g))
     return z
 
 
 def _gather(g: Tensor, axis, indices: Tensor) -> Tensor:
     out = empty(indices.shape, g.dtype, g.device)
     if out.size:
-        g.device.backend.gather(out, _contiguous(g), axis, cast(indices, _d.int64, weak=False))
+        g.device.backend.gather(out, _contiguous(g), axis, index_operand(indices))
     return out
 
 
@@ -378,7 +378,7 @@ def _scatter_vjp(node, rp, g):
         g_base = empty(g.shape, g.dtype, g.device)
         g.device.backend.copy(g_base, g)
         if idx.size:
-            g.device.backend.scatter("set", g_base, axis, cast(idx, _d.int64, weak=False),
+            g.device.backend.scatter("set", g_base, axis, index_operand(idx),
                                      _zeros(idx.shape, g.dtype, g.device))
     else:  # min/max: the winners get the gradient
         y = rp.value(node.results[0])

@@ -94,9 +94,11 @@ def _threads(itemsize: int, n: int) -> int:
 # -- gather ---------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=256)
-def gather_kernel(itemsize: int, slots: int, modes=(False, False), ndim: int = 0) -> Kernel:
+def gather_kernel(itemsize: int, slots: int, modes=(False, False), ndim: int = 0,
+                  index_words: int = 2) -> Kernel:
     """``modes``: the indices' and x's ``kernels.index_mode`` over the collapsed output shape
-    of ``ndim`` dims (each operand's index computed by the cheapest function for it)."""
+    of ``ndim`` dims (each operand's index computed by the cheapest function for it);
+    ``index_words``: 1 for int32 indices, 2 for int64."""
     fns: dict[str, str] = {}
     index_i, index_x = (kernels.index_expr(mode, j, ndim, "e", functions=fns)
                         for j, mode in enumerate(modes))
@@ -117,7 +119,8 @@ def gather_kernel(itemsize: int, slots: int, modes=(False, False), ndim: int = 0
                 "}",
                 "out0[t] = word;"]
     return _render("gather", ["u32", "u32"], ["u32"], slots, words=max(1, itemsize // 4),
-                   body=kernels.indent(body), index_i=index_i, index_x=index_x,
+                   index_words=index_words, body=kernels.indent(body), index_i=index_i,
+                   index_x=index_x,
                    functions="\n\n".join(fns.values()))
 
 
@@ -132,8 +135,8 @@ def _check_shapes(fn: str, big_shape, small_shape, axis: int, big: str, small: s
 
 
 def gather(backend, out, x, axis: int, indices) -> None:
-    """``out = take_along_axis(x, indices, axis)``; ``out`` fresh, ``indices`` int64 with
-    ``out``'s shape, ``x`` any view (size-1 dims broadcast, longer ones are cut)."""
+    """``out = take_along_axis(x, indices, axis)``; ``out`` fresh, ``indices`` int32 or int64
+    with ``out``'s shape, ``x`` any view (size-1 dims broadcast, longer ones are cut)."""
     if tuple(indices.shape) != tuple(out.shape):
         raise ValueError(f"gather: indices shape {indices.shape} != out shape {out.shape}")
     _check_shapes("gather", x.shape, out.shape, axis, "x", "indices")
@@ -146,7 +149,8 @@ def gather(backend, out, x, axis: int, indices) -> None:
                     [(indices.offset, si), (x.offset, sx)])
     params.add(x.strides[axis], x.shape[axis])
     modes = (kernels.index_mode(shape, si), kernels.index_mode(shape, sx))
-    kernel = gather_kernel(out.dtype.itemsize, len(params.words), modes, len(shape))
+    kernel = gather_kernel(out.dtype.itemsize, len(params.words), modes, len(shape),
+                           indices.dtype.itemsize // 4)
     threads = params.words[2]
     backend.launch_threads(kernel, [indices._data, x._data, out._data], params, threads)
 
@@ -714,7 +718,7 @@ def scatter_kind(op: str, dtype) -> str | None:
     return "ordered" if _ordered_ok(op, dtype) else None
 
 
-_INDEX_DTYPES = (_d.int32, _d.int64)  # the index dtypes scatter reads directly
+_INDEX_DTYPES = (_d.int32, _d.int64)  # the index dtypes gather and scatter read directly
 
 
 def scatter(backend, op: str, out, axis: int, indices, updates) -> Tensor | None:
@@ -925,7 +929,7 @@ def capability(prim: str, dt) -> str:
 def run(backend, prim: str, *args) -> bool:
     if prim == "gather":
         out, x, axis, indices = args
-        if not (supports(prim, None, x.dtype) and indices.dtype is _d.int64
+        if not (supports(prim, None, x.dtype) and indices.dtype in _INDEX_DTYPES
                 and x.dtype is out.dtype and backend.native_ok(out, x, indices)):
             return False
         gather(backend, out, x, axis, indices)

@@ -309,9 +309,13 @@ def test_python_matmul_gather_scatter_random():
         out = Tensor._wrap(b.from_values(wt.float64, [10.0, 20.0, 30.0]), (3,), wt.float64, PY)
         b.scatter(op, out, 0, idx, upd)
         assert py_values(out) == expected, op
-    with pytest.raises(IndexError, match="out of bounds"):
-        bad = Tensor._wrap(b.from_values(wt.int64, [3]), (1,), wt.int64, PY)
-        run(PY, "gather", (1,), wt.float64, x, 0, bad)
+    # indices past either end: wrapped once, then clamped (the contract, JAX's rule)
+    wild = Tensor._wrap(b.from_values(wt.int32, [3, -4, 7, -9]), (4,), wt.int32, PY)
+    assert py_values(run(PY, "gather", (4,), wt.float64, x, 0, wild)) == [30.0, 10.0, 30.0,
+                                                                          10.0]
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 0"):
+        empty_x = Tensor._wrap(b.from_values(wt.float64, []), (0,), wt.float64, PY)
+        run(PY, "gather", (4,), wt.float64, empty_x, 0, wild)
     words = py_values(run(PY, "random_bits", (6,), wt.uint32, (7, 9), 5))
     assert words == list(philox_block((7, 9), (5, 0, 0, 0)) + philox_block((7, 9), (6, 0, 0, 0))
                          )[:6]

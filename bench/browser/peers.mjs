@@ -46,6 +46,9 @@ const WORKLOADS = [
   // 1M float32 updates added into 1K targets at the page's random indices (TF.js: scatterND,
   // jax-js: the gradient of a take, its only scatter-add)
   { name: "scatter-add 1M", kind: "scatter", n: SCATTER.n, m: SCATTER.m, bytes: 12 * SCATTER.n },
+  // the same sum as jax-js computes it, in both libraries: the jitted gradient of a take
+  { name: "scatter-add 1M, grad of take", kind: "scatter_grad", n: SCATTER.n, m: SCATTER.m,
+    bytes: 12 * SCATTER.n },
 ];
 
 // ?only=a,b keeps the workloads whose names contain a or b (run_peers.mjs --only).
@@ -93,7 +96,9 @@ const libraries = {
     await tf.setBackend("webgpu");
     await tf.ready();
     return async (w) => {
-      if (["chain_jit", "chain_jit_fast", "mlp", "mlp_fast"].includes(w.kind)) return null;  // no jit
+      if (["chain_jit", "chain_jit_fast", "mlp", "mlp_fast", "scatter_grad"].includes(w.kind)) {
+        return null;  // no jit
+      }
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const a = tf.tensor(randomFloats(w.n * (w.kind === "matmul" ? w.n : 1), 1), shape);
       const b = w.kind === "scatter" ? tf.tensor(randomIndices(w.n, w.m, 3), [w.n, 1], "int32")
@@ -172,13 +177,15 @@ const libraries = {
       const shape = w.kind === "matmul" ? [w.n, w.n] : [w.n];
       const size = w.n * (w.kind === "matmul" ? w.n : 1);
       const a = np.array(randomFloats(size, 1)).reshape(shape);
-      const b = w.kind === "scatter" ? np.array(randomIndices(w.n, w.m, 3), { dtype: np.int32 })
+      const b = w.kind.startsWith("scatter")
+        ? np.array(randomIndices(w.n, w.m, 3), { dtype: np.int32 })
         : np.array(randomFloats(size, 2)).reshape(shape);
       const zeros = np.zeros([w.m ?? 1]);
       const step = {
         matmul: () => np.matmul(a.ref, b.ref),
         sort: () => np.sort(a.ref),
         scatter: () => scatterAdd(zeros.ref, a.ref, b.ref),
+        scatter_grad: () => scatterAdd(zeros.ref, a.ref, b.ref),
         chain: () => chainEager(a.ref),
         chain_fast: () => chainEager(a.ref),
         chain_jit: () => chain(a.ref),
@@ -226,6 +233,7 @@ def _chain(x):
     return wt.exp(wt.sqrt(wt.abs(y - 0.25)))
 
 _chain_jit = wt.jit(_chain)
+_scatter_grad = wt.jit(wt.grad(lambda x, u, i: wt.sum(wt.take(x, i) * u)))
 
 def _mlp_loss(params, x, y):
     w1, b1, w2, b2 = params
@@ -256,9 +264,11 @@ async def wt_bench(kind, n, m=0):
         return await _time(step)
     shape = (n, n) if kind == "matmul" else (n,)
     size = n * n if kind == "matmul" else n
-    if kind == "scatter":
+    if kind in ("scatter", "scatter_grad"):
         a = wt.asarray(_host_floats(n, 1), dtype=wt.float32)
-        b = wt.asarray([int(u * m) for u in _host_floats(n, 3)], dtype=wt.int32).reshape(n, 1)
+        b = wt.asarray([int(u * m) for u in _host_floats(n, 3)], dtype=wt.int32)
+        b = b.reshape(n, 1) if kind == "scatter" else b
+        zeros = wt.zeros(m, dtype=wt.float32)
     elif size <= 1 << 20:
         a = wt.asarray(_host_floats(size, 1), dtype=wt.float32).reshape(shape)
         b = wt.asarray(_host_floats(size, 2), dtype=wt.float32).reshape(shape)
@@ -282,6 +292,8 @@ async def wt_bench(kind, n, m=0):
             return wt.sort(a)
         if kind == "scatter":
             return wt.tf.scatter_nd(b, a, (m,))
+        if kind == "scatter_grad":
+            return _scatter_grad(zeros, a, b)
         with wt.set_precision("fast" if kind == "sum_fast" else "exact"):
             return wt.sum(a)
     return await _time(step)

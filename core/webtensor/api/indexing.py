@@ -230,12 +230,13 @@ def _checked(i: int, n: int, axis: int, fn: str) -> int:
 _HOST_CHECK = 4096
 
 
-def _array_index(a: _Array, n: int, axis: int, fn: str, device) -> Tensor:
-    """An integer index array checked against ``n`` and made non-negative (int32 or int64)."""
+def _array_index(a: _Array, n: int, axis: int, fn: str, device, alone: bool = False) -> Tensor:
+    """An integer index array checked against ``n`` and made non-negative (int32 or int64);
+    ``alone``: the only index array of the gather or scatter it goes to."""
     values = a.values
     if values is None:
         if is_traced(a.tensor):
-            return _traced_index(a.tensor, n, device)
+            return _traced_index(a.tensor, n, device, alone)
         if a.tensor.size > _HOST_CHECK:
             low, high = _bounds(a.tensor)
             if low < -n or high >= n:  # the first offender, for the message
@@ -278,13 +279,18 @@ def _non_negative(t: Tensor, low: int, n: int, device) -> Tensor:
     return where(less(t, _index_scalar(0, dt, device)), add(t, _index_scalar(n, dt, device)), t)
 
 
-def _traced_index(t: Tensor, n: int, device) -> Tensor:
+def _traced_index(t: Tensor, n: int, device, alone: bool = False) -> Tensor:
     """Index values unknown until a traced program runs (``wt.jit``): they cannot be checked,
-    so negative ones wrap once and the rest are clamped into ``[0, n)``, as JAX does."""
+    so negative ones wrap once and the rest are clamped into ``[0, n)``, as JAX does.  Gather
+    and scatter do exactly that to their indices (the backend contract), so an index array
+    ``alone`` in its gather or scatter whose values int32 holds goes as it is (an int32 one
+    costs no pass at all); combined ones are normalised first (their flat index is a sum)."""
     from .elementwise import add, clip, less, where
 
     dt = _index_dtype(t, n)
     t = cast(t, dt, weak=False)
+    if alone and dt is _d.int32 and n:
+        return t
     wrapped = where(less(t, _index_scalar(0, dt, device)), add(t, _index_scalar(n, dt, device)),
                     t)
     return cast(clip(wrapped, 0, max(n - 1, 0)), dt, weak=False)
@@ -343,6 +349,8 @@ def _plan(x: Tensor, key, fn: str) -> _Plan:
     xnames = x.names or (None,) * x.ndim
     offset, dim = x.offset, 0
     advanced: list[_Advanced] = []
+    # one index array alone goes to the gather/scatter as it is (see _traced_index)
+    alone = sum(e.__class__ in (_Array, _Mask) for e in entries) == 1
 
     def keep(d):
         shape.append(x.shape[d])
@@ -370,7 +378,7 @@ def _plan(x: Tensor, key, fn: str) -> _Plan:
                 keep(dim)
                 dim += 1
         elif cls is _Array:
-            index = _array_index(e, x.shape[dim], dim, fn, x.device)
+            index = _array_index(e, x.shape[dim], dim, fn, x.device, alone=alone)
             advanced.append(_Advanced(index, (x.shape[dim],), len(shape)))
             keep(dim)
             dim += 1
@@ -632,7 +640,7 @@ def take_along_axis(x, indices, /, axis=-1) -> Tensor:
                          f"have the same number, use wt.expand_dims on the indices")
     ax = axis_index(x, axis, fn)
     n = x.shape[ax]
-    index = _array_index(_Array(indices), n, ax, fn, x.device)
+    index = _array_index(_Array(indices), n, ax, fn, x.device, alone=True)
     ones = [(s[:ax] + (1,) + s[ax + 1:]) for s in (x.shape, indices.shape)]
     b = _s.broadcast_shapes(*ones, fn=fn)
     out_shape = b[:ax] + (indices.shape[ax],) + b[ax + 1:]

@@ -741,14 +741,15 @@ def _window_selection(select, v, positions, shape, strides, dilations) -> np.nda
 
 
 def _checked_indices(idx: np.ndarray, size: int, axis: int, fn: str) -> np.ndarray:
+    """Gather's and scatter's indices (Backend.gather): negative ones wrapped once, then all
+    clamped into [0, size); an axis of size 0 takes none."""
     idx = np.asarray(idx, dtype=np.int64)
     if idx.size:
-        bad = (idx < -size) | (idx >= size)
-        if bad.any():
-            raise IndexError(f"{fn}: index {int(idx[bad].flat[0])} is out of bounds for axis "
-                             f"{axis} with size {size}")
-        if (idx < 0).any():
-            idx = np.where(idx < 0, idx + size, idx)
+        if size == 0:
+            raise IndexError(f"{fn}: index {int(idx.flat[0])} is out of bounds for axis {axis} "
+                             f"with size 0")
+        if (idx < 0).any() or (idx >= size).any():
+            idx = np.clip(np.where(idx < 0, idx + size, idx), 0, size - 1)
     return idx
 
 

@@ -598,9 +598,12 @@ def _cdot(r: list, c: list) -> complex:
 
 
 def _checked_indices(idx: list, size: int, axis: int, fn: str) -> list:
-    if idx and (min(idx) < -size or max(idx) >= size):
-        bad = next(i for i in idx if not -size <= i < size)
-        raise IndexError(f"{fn}: index {bad} is out of bounds for axis {axis} with size {size}")
-    if idx and min(idx) < 0:
-        return [i + size if i < 0 else i for i in idx]
+    """Gather's and scatter's indices (Backend.gather): negative ones wrapped once, then all
+    clamped into [0, size); an axis of size 0 takes none."""
+    if not idx:
+        return idx
+    if size == 0:
+        raise IndexError(f"{fn}: index {idx[0]} is out of bounds for axis {axis} with size 0")
+    if min(idx) < 0 or max(idx) >= size:
+        return [min(max(i + size if i < 0 else i, 0), size - 1) for i in idx]
     return idx

@@ -69,6 +69,23 @@ def test_sibling_groups_that_one_path_leaves_stay_apart():
         "binary", "reduce", ["binary.multiply", "binary.multiply", "binary.greater", "where.None"]]
 
 
+def test_sibling_groups_that_read_each_other_through_views_stay_apart():
+    # a member's value is a register: a flipped or transposed read of it needs the array
+    cases = {
+        "flip": (lambda x: x * 2 + (x * 2)[::-1], wt.asarray([1.0, 2.0, 3.0])),
+        "transpose": (lambda s: (lambda a: (a.T + 1) + a)(s * 2),
+                      wt.asarray([[1.0, 2.0], [3.0, 4.0]])),
+        "where": (lambda x: (lambda a: wt.where(a > 2, a, a[::-1]))(x * 2),
+                  wt.asarray([1.0, 2.0, 3.0])),
+    }
+    for name, (f, x) in cases.items():
+        units = partition(wt.make_graph(f)(x), _everything_elementwise, 8)
+        assert len(units) == 2, (name, [_ops(u) for u in units])
+        for device in ("cpu", "webgpu") if "webgpu" in wt.devices() else ("cpu",):
+            x_on = x.to_device(device)
+            assert wt.jit(f)(x_on).tolist() == f(x_on).tolist(), (name, device)
+
+
 def test_non_identity_reads_of_a_group_value_start_a_new_group():
     def f(x):
         a = x * 2

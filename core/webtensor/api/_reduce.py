@@ -181,7 +181,8 @@ def iota(n: int, device, dtype=_d.int64) -> Tensor:
 
 
 def gather(x: Tensor, axis: int, indices: Tensor) -> Tensor:
-    """take_along_axis: ``indices`` (integers in range) has the result's shape."""
+    """take_along_axis: ``indices`` (integers, wrapped and clamped as Backend.gather says)
+    has the result's shape."""
     out = empty(indices.shape, x.dtype, x.device)
     if out.size:
         x._backend.gather(out, x, axis, index_operand(indices))

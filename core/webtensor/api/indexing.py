@@ -4,10 +4,12 @@ An index is parsed into entries (int, slice, None, ``...``, integer array, bool 
 entry but the arrays and masks is applied as a view (offset and stride changes, no copy);
 arrays and masks ("advanced" indices) then select along the dimensions they cover:
 
-* every advanced index becomes a non-negative int64 index over its group of dimensions (a bool
-  mask over ``k`` dimensions becomes the flat positions of its True elements, so it indexes the
-  group of ``k`` dimensions as one), the groups' indices are broadcast together and combined
-  into one flat index over the merged group;
+* every advanced index becomes a non-negative int32 or int64 index over its group of
+  dimensions (a bool mask over ``k`` dimensions becomes the flat positions of its True
+  elements, so it indexes the group of ``k`` dimensions as one), the groups' indices are
+  broadcast together and combined into one flat index over the merged group; a traced int32
+  index array alone in its gather or scatter goes as it is (gather and scatter wrap and clamp
+  it themselves, ``_traced_index``);
 * ``__getitem__`` reads with the backend's ``gather`` along the merged dimension,
   ``__setitem__`` writes with ``scatter`` into a copy of the indexed region and assigns it back.
 
@@ -45,12 +47,12 @@ _INDEX_FORMS = ("integers, slices, ..., None, bool masks or integer arrays "
 # -- parsed index entries -----------------------------------------------------------------------
 
 class _Advanced:
-    """An integer array or bool mask: a non-negative int64 ``index`` over a group of dims."""
+    """An integer array or bool mask: an int32 or int64 ``index`` over a group of dims."""
 
     __slots__ = ("index", "sizes", "pos")
 
     def __init__(self, index: Tensor, sizes: tuple, pos: int):
-        self.index = index  # int64, values in [0, prod(sizes))
+        self.index = index  # values in [0, prod(sizes)) (a lone traced one: see _traced_index)
         self.sizes = sizes  # the sizes of the dimensions it covers (empty for a 0-d mask)
         self.pos = pos  # where its dimensions sit in the basic view
 
@@ -232,7 +234,8 @@ _HOST_CHECK = 4096
 
 def _array_index(a: _Array, n: int, axis: int, fn: str, device, alone: bool = False) -> Tensor:
     """An integer index array checked against ``n`` and made non-negative (int32 or int64);
-    ``alone``: the only index array of the gather or scatter it goes to."""
+    ``alone``: the only index array of the gather or scatter it goes to (then a traced int32
+    one is left as it is, see ``_traced_index``)."""
     values = a.values
     if values is None:
         if is_traced(a.tensor):
@@ -281,8 +284,9 @@ def _non_negative(t: Tensor, low: int, n: int, device) -> Tensor:
 
 def _traced_index(t: Tensor, n: int, device, alone: bool = False) -> Tensor:
     """Index values unknown until a traced program runs (``wt.jit``): they cannot be checked,
-    so negative ones wrap once and the rest are clamped into ``[0, n)``, as JAX does.  Gather
-    and scatter do exactly that to their indices (the backend contract), so an index array
+    so negative ones wrap once and the rest are clamped into ``[0, n)`` (as JAX reads; its
+    scatters drop such updates, webtensor's clamp them too).  Gather and scatter do exactly
+    that to their indices (the backend contract), so an index array
     ``alone`` in its gather or scatter whose values int32 holds goes as it is (an int32 one
     costs no pass at all); combined ones are normalised first (their flat index is a sum)."""
     from .elementwise import add, clip, less, where

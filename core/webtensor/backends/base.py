@@ -261,15 +261,15 @@ class Backend:
     # -- indexing --------------------------------------------------------------------------------
     def gather(self, out, x, axis: int, indices) -> None:
         """``out[..., i, ...] = x[..., indices[..., i, ...], ...]`` (take_along_axis; indices
-        are int32 or int64 with ``out``'s shape; a negative index counts from the end once,
-        then every index is clamped into ``[0, size)``: the frontend checks eager indices
-        first, traced ones take this rule, JAX's)."""
+        are int32, or int64 holding values int32 holds, with ``out``'s shape; a negative index
+        counts from the end once, then every index is clamped into ``[0, size)``: the
+        frontend checks eager indices first, traced ones take this rule, JAX's for reads)."""
         raise NotImplementedError
 
     def scatter(self, op: str, out, axis: int, indices, updates) -> None:
         """In place on ``out`` (a fresh copy the frontend made): along ``axis``, element
-        ``updates[..., i, ...]`` goes to position ``indices[..., i, ...]`` (int32 or int64,
-        wrapped and clamped as gather's);
+        ``updates[..., i, ...]`` goes to position ``indices[..., i, ...]`` (as gather's:
+        int32 or int64 values int32 holds, wrapped and clamped; JAX drops such updates);
         ``op`` in set, add, min, max.  For ``set`` with duplicate indices the last update
         wins."""
         raise NotImplementedError

@@ -9,6 +9,9 @@ is greedy, in program order:
   a transpose, a slice) needs that value materialized, so the reader starts a new group;
 * groups stay convex: a node may not join a group that one of its other inputs depends on
   (that input would have to be computed in the middle of the kernel);
+* two groups that a node reads through identity views merge into one when each reads the
+  other only through identity views and the merged group stays convex (``x < 0`` and
+  ``x + n`` feeding ``where``);
 * a group binds its external inputs (literals ride in the uniform block and bind nothing) and
   writes every member value used outside it; joining is refused past ``max_bindings``.
 
@@ -232,13 +235,17 @@ def _may_join(group: Group, node: Node, group_of, depends) -> bool:
 
 
 def _may_merge(group: Group, other: Group, group_of, depends) -> bool:
-    """Whether two groups may become one: no path leaves either and enters the other (every
-    outside value one reads is independent of the other group)."""
+    """Whether two groups may become one: each reads the other's values only through identity
+    views (a member's value is a register, not an array), and no path leaves either and
+    enters the other (every outside value one reads is independent of the other group)."""
     for a, b in ((group, other), (other, group)):
         for n in a.members:
             for view in n.reads():
                 g = group_of.get(view.value.id)
-                if g is not a and g is not b and b.id in depends.get(view.value.id, frozenset()):
+                if g is b:
+                    if not view.identity:
+                        return False
+                elif g is not a and b.id in depends.get(view.value.id, frozenset()):
                     return False
     return True
 

@@ -109,3 +109,22 @@ def test_a_long_cumulative_sum_takes_subgroup_totals(monkeypatch):
 
 def test_the_device_reports_the_feature():
     assert "subgroups" in wt.device_info(GPU)["features"]
+
+
+def test_a_compiler_refusing_subgroup_kernels_gets_trees(monkeypatch):
+    """Where the device offers subgroups but its shader compiler refuses these kernels, the
+    backend stops asking for them and the reduction runs on workgroup-memory trees."""
+    monkeypatch.setattr(B, "subgroups", True)
+    monkeypatch.setattr(B, "_pipelines", {})  # every kernel compiles anew
+    create = B.driver.create_pipeline
+
+    def refusing(wgsl, *args):
+        if "subgroupShuffleDown" in wgsl:
+            raise RuntimeError("shader compiler: unknown built-in subgroup_id")
+        return create(wgsl, *args)
+    monkeypatch.setattr(B.driver, "create_pipeline", refusing)
+    x = _values((9, 700), 3, wt.float32)
+    got = wt.sum(x.to_device(GPU), axis=1).tolist()
+    want = wt.sum(x, axis=1).tolist()
+    assert all(ulps_apart32(a, b) <= 1 for a, b in zip(want, got))
+    assert B.subgroups is False

@@ -294,6 +294,20 @@ class WebGPUBackend(Backend):
                 handles = [self.bound(b) for b in buffers]
             self._dispatch(kernel, handles, uniforms, groups)
 
+    def compiles(self, kernel) -> bool:
+        """Whether the device's shader compiler takes ``kernel`` (its pipeline is built now and
+        kept): kernels using optional WGSL features ask before their first launch.  In a
+        browser without JSPI a refusal only shows at the next read, so this says True."""
+        with self.lock:
+            if kernel in self._pipelines:
+                return True
+            try:
+                self._pipelines[kernel] = self.driver.create_pipeline(
+                    kernel.wgsl, kernel.entry, kernel.n_in, kernel.n_out, kernel.uniform_size)
+            except Exception:  # the driver's own error type (wgpu's, the browser's)
+                return False
+            return True
+
     def _dispatch(self, kernel, handles, uniforms: bytes, groups) -> None:
         pipeline = self._pipelines.get(kernel)
         if pipeline is None:

@@ -485,9 +485,15 @@ def _pass(backend, fam, t, src, dst, rows, length, lanes, chunks, chunk, view_wo
     vec4 = prologue is None and chunk % 4 == 0 and _vec4_rows(t, view_words)
     # (one lane: solo, with one chunk per row the same places as the tree's)
     combine = "solo" if lanes == 1 else "subgroup" if backend.subgroups else "tree"
-    kernel = pass_kernel(fam, t, bool(view_words), out_words, len(words),
-                         (min(dims[0], 2), "vec4" if vec4 else min(dims[1], 2)),
-                         ("\n\n".join(functions), len(ins), len(outs), call), combine)
+    shape = (fam, t, bool(view_words), out_words, len(words),
+             (min(dims[0], 2), "vec4" if vec4 else min(dims[1], 2)),
+             ("\n\n".join(functions), len(ins), len(outs), call))
+    kernel = pass_kernel(*shape, combine)
+    if combine == "subgroup" and not backend.compiles(kernel):
+        # a compiler that offers subgroups but refuses these built-ins (subgroup_id):
+        # workgroup-memory trees from now on, the same bits
+        backend.subgroups = False
+        kernel = pass_kernel(*shape, "tree")
     # workgroups of this template's 256 invocations
     groups = (-(-rows * chunks // WORKGROUP) if lanes == 1
               else -(-rows // (WORKGROUP // lanes)) * chunks)

@@ -4,8 +4,8 @@
 // Bindings: 0 P (uniform), 1 in0 (int32 or int64 indices: ${index_words} words each), 2 in1 (x),
 // 3 out0 (read_write, contiguous).
 // Params: the common block over the (collapsed) output shape with operand 0 = the indices view
-// (int32 or int64 elements), operand 1 = x with its axis stride zeroed (stride 0 on broadcast dims);
-// then the extra slots [0] x's axis stride (i32 bits), [1] x's size along the axis.
+// (int32 or int64 elements), operand 1 = x with its axis stride zeroed (stride 0 on broadcast
+// dims); then the extra slots [0] x's axis stride (i32 bits), [1] x's size along the axis.
 ${header}
 
 fn extra(i: u32) -> u32 {

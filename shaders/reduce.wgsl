@@ -4,11 +4,11 @@
 // (lane's group, then the group `lanes` groups on: coalesced when the reduced axis is
 // contiguous, and one vec4 load where in0 is bound as vec4s), and combine their accumulators by
 // a tree (neighbours first: by subgroup shuffles as far as a subgroup reaches, where the
-// adapter has them, then in workgroup memory; the same tree either way).  With one lane (reduce.py's "solo" kernels, which CPU
-// adapters take, where a barrier costs more than a long loop) every invocation folds one chunk
-// of one row alone: no tree, no barrier.  Every kernel of a pass (vec4 loads or not, computed
-// input or loaded) folds the same elements in the same order, so their results are the same
-// bits.
+// adapter has them, then in workgroup memory; the same tree either way).  With one lane
+// (reduce.py's "solo" kernels, which CPU adapters take, where a barrier costs more than a
+// long loop) every invocation folds one chunk of one row alone: no tree, no barrier.  Every
+// kernel of a pass (vec4 loads or not, computed input or loaded) folds the same elements in
+// the same order, so their results are the same bits.
 // A row split into several chunks writes one partial accumulator per chunk, which the next pass
 // reduces (multi-pass for long rows).
 // Bindings: 0 P (uniform), 1 in0 (elements, or partial accumulators of 4 words; array<u32>,

@@ -256,7 +256,7 @@ def _array_index(a: _Array, n: int, axis: int, fn: str, device, alone: bool = Fa
     if a.tensor is None:
         if low < 0:
             values = [v + n if v < 0 else v for v in values]
-        return _int64_tensor(values, a.shape, device)
+        return _int_tensor(values, a.shape, device)
     return _non_negative(a.tensor, low, n, device)
 
 
@@ -273,31 +273,32 @@ def _bounds(t: Tensor) -> tuple[int, int]:
 def _non_negative(t: Tensor, low: int, n: int, device) -> Tensor:
     """``t`` (checked against ``n``, smallest value ``low``) as int32 or int64
     (``_index_dtype``), negatives wrapped."""
-    dt = _index_dtype(t, n)
-    t = cast(t, dt, weak=False)
-    if low >= 0:
-        return t
-    from .elementwise import add, less, where
-
-    return where(less(t, _index_scalar(0, dt, device)), add(t, _index_scalar(n, dt, device)), t)
+    t = cast(t, _index_dtype(t, n), weak=False)
+    return t if low >= 0 else _wrapped(t, n, device)
 
 
 def _traced_index(t: Tensor, n: int, device, alone: bool = False) -> Tensor:
     """Index values unknown until a traced program runs (``wt.jit``): they cannot be checked,
     so negative ones wrap once and the rest are clamped into ``[0, n)`` (as JAX reads; its
     scatters drop such updates, webtensor's clamp them too).  Gather and scatter do exactly
-    that to their indices (the backend contract), so an index array
-    ``alone`` in its gather or scatter whose values int32 holds goes as it is (an int32 one
-    costs no pass at all); combined ones are normalised first (their flat index is a sum)."""
-    from .elementwise import add, clip, less, where
+    that to their indices (the backend contract), so an index array ``alone`` in its gather
+    or scatter whose values int32 holds goes as it is (an int32 one costs no pass at all);
+    combined ones are normalised first (their flat index is a sum)."""
+    from .elementwise import clip
 
     dt = _index_dtype(t, n)
     t = cast(t, dt, weak=False)
     if alone and dt is _d.int32 and n:
         return t
-    wrapped = where(less(t, _index_scalar(0, dt, device)), add(t, _index_scalar(n, dt, device)),
-                    t)
-    return cast(clip(wrapped, 0, max(n - 1, 0)), dt, weak=False)
+    return cast(clip(_wrapped(t, n, device), 0, max(n - 1, 0)), dt, weak=False)
+
+
+def _wrapped(t: Tensor, n: int, device) -> Tensor:
+    """Integer index tensor ``t`` with its negative values counted from the end of ``n``."""
+    from .elementwise import add, less, where
+
+    return where(less(t, _int_tensor([0], (), device, t.dtype)),
+                 add(t, _int_tensor([n], (), device, t.dtype)), t)
 
 
 # Index dtypes whose values int32 holds: such indices into an axis of fewer than 2^31 elements
@@ -309,18 +310,14 @@ def _index_dtype(t: Tensor, n: int):
     return _d.int32 if t.dtype in _INT32_INDEX and n < 2**31 else _d.int64
 
 
-def _index_scalar(value: int, dt, device) -> Tensor:
-    t = _int64_tensor([value], (), device)
-    return t if dt is _d.int64 else cast(t, dt, weak=False)
-
-
-def _int64_tensor(values, shape, device) -> Tensor:
-    """An int64 tensor from Python ints (packed by ``array``: C speed, no NumPy needed)."""
-    buf = array("q", values)
+def _int_tensor(values, shape, device, dtype=_d.int64) -> Tensor:
+    """An int64 (or int32) tensor from Python ints (packed by ``array``: C speed, no NumPy
+    needed)."""
+    buf = array("q" if dtype is _d.int64 else "i", values)
     if sys.byteorder == "big":
         buf.byteswap()
-    data = device.backend.from_bytes(_d.int64, buf.tobytes())
-    return Tensor._wrap(data, tuple(shape), _d.int64, device)
+    data = device.backend.from_bytes(dtype, buf.tobytes())
+    return Tensor._wrap(data, tuple(shape), dtype, device)
 
 
 def _mask_index(m: _Mask, sizes: tuple, axis: int, x: Tensor, fn: str) -> Tensor:
@@ -334,7 +331,7 @@ def _mask_index(m: _Mask, sizes: tuple, axis: int, x: Tensor, fn: str) -> Tensor
 
         return flat_nonzero(m.values)
     positions = list(compress(range(len(m.values)), m.values))
-    return _int64_tensor(positions, (len(positions),), x.device)
+    return _int_tensor(positions, (len(positions),), x.device)
 
 
 class _Plan:
@@ -432,7 +429,7 @@ class _Layout:
         self.bshape = _s.broadcast_shapes(*(a.index.shape for a in adv), fn=fn)
         flat = adv[0].index
         for a in adv[1:]:
-            size = _int64_tensor([math.prod(a.sizes)], (), flat.device)
+            size = _int_tensor([math.prod(a.sizes)], (), flat.device)
             flat = add(multiply(flat, size), a.index)
         self.flat = flat
 

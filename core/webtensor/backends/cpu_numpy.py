@@ -740,7 +740,7 @@ def _window_selection(select, v, positions, shape, strides, dilations) -> np.nda
     return sel
 
 
-def _checked_indices(idx: np.ndarray, size: int, axis: int, fn: str) -> np.ndarray:
+def _clamped_indices(idx: np.ndarray, size: int, axis: int, fn: str) -> np.ndarray:
     """Gather's and scatter's indices (Backend.gather): negative ones wrapped once, then all
     clamped into [0, size); an axis of size 0 takes none."""
     idx = np.asarray(idx, dtype=np.int64)
@@ -1235,7 +1235,7 @@ class NumpyBackend(Backend):
         src = src[tuple(index)]
         src = np.broadcast_to(src, tuple(src.shape[axis] if d == axis else no
                                          for d, no in enumerate(out.shape)))
-        idx = _checked_indices(self.view(indices), x.shape[axis], axis, "gather")
+        idx = _clamped_indices(self.view(indices), x.shape[axis], axis, "gather")
         out._data.reshape(out.shape)[...] = _take_along(src, idx, axis)
 
     def scatter(self, op, out, axis, indices, updates):
@@ -1244,7 +1244,7 @@ class NumpyBackend(Backend):
         k = dt.kind
         if op in ("min", "max"):
             _refuse_complex(f"scatter-{op}", dt)
-        idx = _checked_indices(self.view(indices), out.shape[axis], axis, "scatter")
+        idx = _clamped_indices(self.view(indices), out.shape[axis], axis, "scatter")
         # Flat positions in out's buffer of every update, in C order of the updates.
         flat = np.full(idx.shape, out.offset, dtype=np.int64)
         for d, n in enumerate(idx.shape):

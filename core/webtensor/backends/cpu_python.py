@@ -488,7 +488,7 @@ class PythonBackend(Backend):
         size = x.shape[axis]
         stride = strides[axis]
         strides[axis] = 0
-        idx = _checked_indices(read_view(indices), size, axis, "gather")
+        idx = _clamped_indices(read_view(indices), size, axis, "gather")
         base = _s.flat_offsets(out.shape, tuple(strides), x.offset)
         buf = x._data
         _write(out, [buf[o + i * stride] for o, i in zip(base, idx)])
@@ -502,7 +502,7 @@ class PythonBackend(Backend):
         strides = list(out.strides)
         stride = strides[axis]
         strides[axis] = 0
-        idx = _checked_indices(read_view(indices), out.shape[axis], axis, "scatter")
+        idx = _clamped_indices(read_view(indices), out.shape[axis], axis, "scatter")
         base = _s.flat_offsets(indices.shape, tuple(strides), out.offset)
         targets = [o + i * stride for o, i in zip(base, idx)]
         upd = read_view(updates)
@@ -597,7 +597,7 @@ def _cdot(r: list, c: list) -> complex:
     return complex(re, im)
 
 
-def _checked_indices(idx: list, size: int, axis: int, fn: str) -> list:
+def _clamped_indices(idx: list, size: int, axis: int, fn: str) -> list:
     """Gather's and scatter's indices (Backend.gather): negative ones wrapped once, then all
     clamped into [0, size); an axis of size 0 takes none."""
     if not idx:

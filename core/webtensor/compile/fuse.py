@@ -250,13 +250,6 @@ def _may_merge(group: Group, other: Group, group_of, depends) -> bool:
     return True
 
 
-def _merged_bindings(group: Group, other: Group, bindings) -> int:
-    """The bindings of the two groups as one."""
-    merged = Group(group.shape)
-    merged.members = group.members + other.members
-    return bindings(merged, None)
-
-
 def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
     """The graph's nodes with fusable chains replaced by :class:`Group` nodes."""
     consumers: dict[int, list[Node]] = {}
@@ -277,8 +270,8 @@ def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
             out |= depends.get(v.id, frozenset())
         return out
 
-    def bindings(group: Group, extra: Node | None) -> int:
-        members = group.members + ([extra] if extra is not None else [])
+    def bindings(members: list[Node]) -> int:
+        """The buffers one kernel of ``members`` binds."""
         inside = {id(n) for n in members}
         values = {r.id for n in members for r in n.results}
         ins = set()
@@ -305,7 +298,7 @@ def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
             g = group_of.get(view.value.id)
             if g is not None and g is not candidate and g.shape == shape and view.identity \
                     and _may_join(g, node, group_of, depends) \
-                    and bindings(g, node) <= max_bindings:
+                    and bindings(g.members + [node]) <= max_bindings:
                 candidate = g
                 break
         if candidate is None:
@@ -322,7 +315,7 @@ def partition(graph: Graph, fusable, max_bindings: int) -> list[Node]:
             other = group_of.get(view.value.id)
             if other is None or other is candidate or other.shape != shape \
                     or not view.identity or not _may_merge(candidate, other, group_of, depends) \
-                    or _merged_bindings(candidate, other, bindings) > max_bindings:
+                    or bindings(candidate.members + other.members) > max_bindings:
                 continue
             members = candidate.members + other.members
             candidate.members[:] = sorted(members, key=lambda n: order[id(n)])

@@ -120,8 +120,7 @@ def gather_kernel(itemsize: int, slots: int, modes=(False, False), ndim: int = 0
                 "out0[t] = word;"]
     return _render("gather", ["u32", "u32"], ["u32"], slots, words=max(1, itemsize // 4),
                    index_words=index_words, body=kernels.indent(body), index_i=index_i,
-                   index_x=index_x,
-                   functions="\n\n".join(fns.values()))
+                   index_x=index_x, functions="\n\n".join(fns.values()))
 
 
 def _check_shapes(fn: str, big_shape, small_shape, axis: int, big: str, small: str) -> None:

@@ -23,14 +23,13 @@ fn is_tiny_f32(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) < 0x00800000u;
 }
 
-// |x| * 2^100 exactly, for |x| < 2^27: a subnormal's significand (an integer < 2^23) times
-// 2^-49, so no subnormal operand meets a multiply that could flush it.
+// |x| * 2^100 exactly, for |x| < 2^27: a subnormal's significand b (an integer < 2^23) times
+// 2^-49, so no subnormal operand meets a multiply that could flush it (b 2^-23 is
+// (1 + b 2^-23) - 1 exactly: no int -> float conversion, slow on SwiftShader).
 fn abs_scaled_up_f32(x: f32) -> f32 {
     let b = bitcast<u32>(x) & 0x7fffffffu;
-    if (b < 0x00800000u) {
-        return f32(b) * 0x1p-49f;
-    }
-    return bitcast<f32>(b) * 0x1p100f;
+    let sub = (bitcast<f32>(b | 0x3f800000u) - 1.0) * 0x1p-26f;
+    return select(bitcast<f32>(b) * 0x1p100f, sub, b < 0x00800000u);
 }
 
 // An i32 ordered like the float values, -0.0 equal to +0.0 (NaN: don't care): comparisons on
@@ -145,21 +144,21 @@ fn expm1_poly(r: f32) -> f32 {
 // e^x = 2^k (1 + p): returns (k, p), for |x| < 104.  p is opaque: callers add it to 1 (or to
 // 1 - 2^-k) once, and a compiler reassociating 1 + (r + t) to (1 + r) + t rounds twice.
 fn exp_split(x: f32) -> vec2<f32> {
-    let k = round(x * INV_LN2_HI);
+    let k = round_small_f32(x * INV_LN2_HI);
     let r = opq(x - k * LN2_CW_HI) - k * LN2_CW_LO;
     return vec2<f32>(k, opq(expm1_poly(r)));
 }
 
 fn exp_f32(x: f32) -> f32 {
-    let s = exp_split(clamp(x, -104.0, 89.0));
-    let e = scale_f32(1.0 + s.y, i32(s.x));
+    let s = exp_split(clamp_f32(x, -104.0, 89.0));
+    let e = scale_f32(1.0 + s.y, round_small_i32(s.x));
     return select(select(select(e, 0.0, x < -104.0), inf_f32(), x > 89.0), x, is_nan_f32(x));
 }
 
 // Selects, not branches (see trig_reduce); each argument range keeps its own formula.
 fn expm1_f32(x: f32) -> f32 {
-    let s = exp_split(clamp(x, -17.5, 89.0));
-    let k = i32(s.x);
+    let s = exp_split(clamp_f32(x, -17.5, 89.0));
+    let k = round_small_i32(s.x);
     // e^x <= 1/2 (k <= -2): one rounding of e^x - 1 costs < 1/2 ULP; otherwise
     // e^x - 1 = 2^k (p + (1 - 2^-k)), and 1 - 2^-k is exact for -1 <= k <= 24.
     let small = k <= -2;
@@ -177,16 +176,16 @@ fn expm1_f32(x: f32) -> f32 {
 // (Other x: garbage, which log_special's callers replace.)
 fn log_reduce(x: f32) -> vec2<f32> {
     let bits = bitcast<u32>(x);
-    // subnormal: normalise the bits (x * 2^25 is 0 where FTZ)
+    // subnormal, bits b: x = (b 2^-23) 2^-126, and b 2^-23 = (1 + b 2^-23) - 1 exactly, a
+    // normal float (x * 2^25 is 0 where FTZ; countLeadingZeros is slow on SwiftShader)
     let sub = bits < 0x00800000u;
-    let shift = countLeadingZeros(bits) - 8u;
-    let ix = select(bits, ((bits << shift) & 0x007fffffu) | 0x00800000u, sub);
-    var k = select(0, -i32(shift), sub) + i32(ix >> 23u) - 127;
+    let ix = select(bits, bitcast<u32>(bitcast<f32>(bits | 0x3f800000u) - 1.0), sub);
+    var k = select(0, -126, sub) + i32(ix >> 23u) - 127;
     let m = ix & 0x007fffffu;
     let i = (m + 0x4afb0du) & 0x00800000u;  // 1 when the mantissa >= sqrt(2)
     let y = bitcast<f32>(m | (i ^ 0x3f800000u));
     k += i32(i >> 23u);
-    return vec2<f32>(f32(k), y - 1.0);
+    return vec2<f32>(small_i32_to_f32(k), y - 1.0);
 }
 
 // log(1 + f) - f + f^2/2 for 1 + f in [sqrt(2)/2, sqrt(2)) (k_log1pf).
@@ -360,13 +359,18 @@ const PIO2_CW4: f32 = 0x1.1a6264p-54f;
 const TWO_OVER_PI_F32: f32 = 0x1.45f306p-1f;
 
 fn rem_pio2_cody_waite(ax: f32) -> vec3<f32> {
-    let q = round(ax * TWO_OVER_PI_F32);
+    let q = round_small_f32(ax * TWO_OVER_PI_F32);  // (garbage past 2^22: Payne-Hanek's)
     let t1 = opq(ax - opq(q * PIO2_CW1));  // exact (Sterbenz: ax is within a factor 2)
     let s2 = two_sum(t1, -opq(q * PIO2_CW2));
     let s3 = two_sum(s2.x, -opq(q * PIO2_CW3));
     let lo = opq(s2.y + s3.y) - q * PIO2_CW4;
     let r = fast_two_sum(s3.x, lo);
-    return vec3<f32>(r.x, r.y, f32(u32(q) & 3u));
+    return vec3<f32>(r.x, r.y, q - 4.0 * floor(q * 0.25));  // q mod 4
+}
+
+// trig_reduce's quadrant (a float 0, 1, 2 or 3) as a u32, without a float -> int conversion.
+fn quadrant(z: f32) -> u32 {
+    return u32(round_small_i32(z));
 }
 
 // Set by trig_reduce where RARE_PATHS_DEFERRED (params.wgsl): an argument needs Payne-Hanek.
@@ -411,10 +415,28 @@ fn cos_kernel(rh: f32, rl: f32) -> f32 {
     return w + opq(opq(opq(1.0 - w) - hz) - 0.5 * zz.y + (z * z * c - rh * rl));
 }
 
+// sin_kernel (cos: false) or cos_kernel (cos: true) as one polynomial whose coefficients are
+// chosen: a CPU adapter evaluates both sides of every select or branch, so sin and cos would
+// cost both kernels.  The same operations as the two kernels, up to the order of the last,
+// tiny, additions.
+fn sin_cos_kernel(rh: f32, rl: f32, cos: bool) -> f32 {
+    let zz = two_prod(rh, rh);
+    let z = zz.x;
+    let hz = 0.5 * z;
+    let w = opq(1.0 - hz);
+    var p = select(-0x1.ae6456p-26f, 0x1.1eed8ep-29f, cos);
+    p = p * z + select(0x1.71de3ap-19f, -0x1.27e4fcp-22f, cos);
+    p = p * z + select(-0x1.a01a02p-13f, 0x1.a01a02p-16f, cos);
+    p = p * z + select(0x1.111112p-7f, -0x1.6c16c2p-10f, cos);
+    p = p * z + select(-0x1.555556p-3f, 0x1.555556p-5f, cos);
+    let tail = select(rl * (1.0 - hz), opq(opq(1.0 - w) - hz) - 0.5 * zz.y - rh * rl, cos);
+    return select(rh, w, cos) + opq(select(rh, z, cos) * z * p + tail);
+}
+
 fn sin_f32(x: f32) -> f32 {
     let t = trig_reduce(abs_f32(x));
-    let q = u32(t.z);
-    let v = select(cos_kernel(t.x, t.y), sin_kernel(t.x, t.y), (q & 1u) == 0u);
+    let q = quadrant(t.z);
+    let v = sin_cos_kernel(t.x, t.y, (q & 1u) == 1u);
     let w = select(v, neg_f32(v), (q >= 2u) != sign_bit_f32(x));
     // sin(x) = x for tiny x (the kernel would flush a subnormal)
     return select(select(w, x, is_tiny_f32(x)), nan_f32(), !is_finite_f32(x));
@@ -422,8 +444,8 @@ fn sin_f32(x: f32) -> f32 {
 
 fn cos_f32(x: f32) -> f32 {
     let t = trig_reduce(abs_f32(x));
-    let q = u32(t.z);
-    let v = select(sin_kernel(t.x, t.y), cos_kernel(t.x, t.y), (q & 1u) == 0u);
+    let q = quadrant(t.z);
+    let v = sin_cos_kernel(t.x, t.y, (q & 1u) == 0u);
     return select(select(v, neg_f32(v), q == 1u || q == 2u), nan_f32(), !is_finite_f32(x));
 }
 
@@ -431,7 +453,7 @@ fn tan_f32(x: f32) -> f32 {
     let t = trig_reduce(abs_f32(x));
     let s = sin_kernel(t.x, t.y);
     let c = cos_kernel(t.x, t.y);
-    let v = select(s / c, -c / s, (u32(t.z) & 1u) == 1u);
+    let v = select(s / c, -c / s, (quadrant(t.z) & 1u) == 1u);
     let w = select(v, neg_f32(v), sign_bit_f32(x));
     return select(select(w, x, is_tiny_f32(x)), nan_f32(), !is_finite_f32(x));
 }
@@ -617,7 +639,7 @@ fn sinh_f32(x: f32) -> f32 {
         }
     } else {
         let s = exp_split(ax);
-        v = scale_f32(1.0 + s.y, i32(s.x) - 1);
+        v = scale_f32(1.0 + s.y, round_small_i32(s.x) - 1);
     }
     return copysign_f32(v, x);
 }
@@ -640,7 +662,7 @@ fn cosh_f32(x: f32) -> f32 {
         return 0.5 * t + 0.5 / t;
     }
     let s = exp_split(ax);
-    return scale_f32(1.0 + s.y, i32(s.x) - 1);
+    return scale_f32(1.0 + s.y, round_small_i32(s.x) - 1);
 }
 
 fn tanh_f32(x: f32) -> f32 {
@@ -967,10 +989,10 @@ fn pow_core(ax: f32, y: f32) -> f32 {
         return select(0.0, inf_f32(), w0 > 0.0);
     }
     let w = df_mul(vec2<f32>(y, 0.0), l);
-    let k = round(w.x);  // scale_f32 overflows to inf or underflows to 0 past the range
+    let k = round_small_f32(w.x);  // scale_f32 overflows to inf or underflows to 0 past the range
     let f = opq(w.x - k) + w.y;
     let r = f * LN2_HI + f * LN2_LO;
-    return scale_f32(1.0 + opq(expm1_poly(r)), i32(k));  // (opaque: see exp_split)
+    return scale_f32(1.0 + opq(expm1_poly(r)), round_small_i32(k));  // (opaque: see exp_split)
 }
 
 fn is_int_f32(y: f32) -> bool {
@@ -1265,55 +1287,35 @@ fn remainder_f32(a: f32, b: f32) -> f32 {
 
 // -- NaN-aware comparisons and selections ------------------------------------------------------------
 
+// Selects, not branches: CPU adapters pay for every branch (relu is a maximum).
 fn maximum_f32(a: f32, b: f32) -> f32 {
-    if (is_nan_f32(a)) {
-        return a;
-    }
-    if (is_nan_f32(b)) {
-        return b;
-    }
     let ba = bitcast<u32>(a);
     let bb = bitcast<u32>(b);
-    if (((ba | bb) & 0x7fffffffu) == 0u) {  // two zeros: -0.0 only if both are
-        return bitcast<f32>(ba & bb);
-    }
-    return select(b, a, cmp_key_f32(a) > cmp_key_f32(b));
+    var r = select(b, a, cmp_key_f32(a) > cmp_key_f32(b));
+    r = select(r, bitcast<f32>(ba & bb), ((ba | bb) & 0x7fffffffu) == 0u);  // -0.0 only if both are
+    r = select(r, b, is_nan_f32(b));
+    return select(r, a, is_nan_f32(a));
 }
 
 fn minimum_f32(a: f32, b: f32) -> f32 {
-    if (is_nan_f32(a)) {
-        return a;
-    }
-    if (is_nan_f32(b)) {
-        return b;
-    }
     let ba = bitcast<u32>(a);
     let bb = bitcast<u32>(b);
-    if (((ba | bb) & 0x7fffffffu) == 0u) {
-        return bitcast<f32>(ba | bb);
-    }
-    return select(b, a, cmp_key_f32(a) < cmp_key_f32(b));
+    var r = select(b, a, cmp_key_f32(a) < cmp_key_f32(b));
+    r = select(r, bitcast<f32>(ba | bb), ((ba | bb) & 0x7fffffffu) == 0u);
+    r = select(r, b, is_nan_f32(b));
+    return select(r, a, is_nan_f32(a));
 }
 
-// fmax / fmin: a NaN operand gives way to the other (NaN only when both are NaN).
+// fmax / fmin: a NaN operand gives way to the other (NaN only when both are NaN: the first,
+// as NumPy's).
 fn fmax_f32(a: f32, b: f32) -> f32 {
-    if (is_nan_f32(a)) {
-        return b;
-    }
-    if (is_nan_f32(b)) {
-        return a;
-    }
-    return maximum_f32(a, b);
+    let x = select(a, b, is_nan_f32(a) && !is_nan_f32(b));
+    return maximum_f32(x, select(b, x, is_nan_f32(b)));
 }
 
 fn fmin_f32(a: f32, b: f32) -> f32 {
-    if (is_nan_f32(a)) {
-        return b;
-    }
-    if (is_nan_f32(b)) {
-        return a;
-    }
-    return minimum_f32(a, b);
+    let x = select(a, b, is_nan_f32(a) && !is_nan_f32(b));
+    return minimum_f32(x, select(b, x, is_nan_f32(b)));
 }
 
 fn nextafter_f32(x: f32, y: f32) -> f32 {

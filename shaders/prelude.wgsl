@@ -56,12 +56,44 @@ fn pow2_f32(k: i32) -> f32 {
     return bitcast<f32>(u32(k + 127) << 23u);
 }
 
+// -- cheap forms of costly built-ins ---------------------------------------------------------------
+// SwiftShader (Chromium's CPU adapter) spends about as long on one round(), float -> integer
+// conversion or float min/max/clamp (their NaN rules) as on ten multiplies, and on one
+// countLeadingZeros as on forty; the library's hot paths use these forms instead (an add, a
+// bitcast or a select each, as cheap on GPUs).
+
+// round(x) (to nearest, ties to even) for |x| < 2^22: past 1.5 * 2^23 floats are integers, so
+// the addition itself rounds.  The result is opaque too: a fast-math compiler would otherwise
+// distribute a product over the subtraction (k * c -> s * c - 1.5 * 2^23 * c) and cancel.
+fn round_small_f32(x: f32) -> f32 {
+    return opq(opq(x + 0x1.8p23f) - 0x1.8p23f);
+}
+
+// The same, as an i32 (for integer-valued x: i32(x)).
+fn round_small_i32(x: f32) -> i32 {
+    return bitcast<i32>(opq(x + 0x1.8p23f)) - 0x4b400000;
+}
+
+// f32(k) for |k| < 2^22 (opaque, as round_small_f32).
+fn small_i32_to_f32(k: i32) -> f32 {
+    return opq(bitcast<f32>(k + 0x4b400000) - 0x1.8p23f);
+}
+
+// clamp(x, lo, hi) for lo <= hi; NaN stays NaN.
+fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
+    return select(select(x, lo, x < lo), hi, x > hi);
+}
+
+fn clamp_i32(k: i32, lo: i32, hi: i32) -> i32 {
+    return select(select(k, lo, k < lo), hi, k > hi);
+}
+
 // x * 2^k with one rounding, for x in [0.5, 4) and any k (overflow -> inf, underflow -> 0):
 // 2^k in two normal factors where it is not one (the first product is exact then), chosen by
 // selects (CPU adapters run both sides of a branch, and pay for the branch).
 fn scale_f32(x: f32, k: i32) -> f32 {
-    let k1 = clamp(k, -126, 127);
-    let k2 = clamp(k - k1, -126, 127);
+    let k1 = clamp_i32(k, -126, 127);
+    let k2 = clamp_i32(k - k1, -126, 127);
     let p = opq(x * pow2_f32(k1));
     return select(p * pow2_f32(k2), p, k2 == 0);
 }

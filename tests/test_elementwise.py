@@ -393,6 +393,25 @@ def test_floor_divide_special_cases_follow_the_array_api(backend, dt):
     assert same_float((_t([-3.0], dt, backend) // INF).item(), -0.0)
 
 
+def _float32_bits(t) -> list:
+    return list(struct.unpack(f"<{t.size}I", struct.pack(f"<{t.size}f", *t.tolist())))
+
+
+def test_maximum_minimum_fmax_fmin_keep_the_cpus_nan_payloads_and_zeros(backend):
+    """Every pair of NaNs (two payloads, both signs), signed zeros, infinities and numbers: the
+    same bits as the CPU device (the first NaN's payload where both are NaN, as NumPy)."""
+    specials = [0.0, -0.0, 1.5, -2.0, INF, -INF]
+    nans = [struct.unpack("<f", struct.pack("<I", bits))[0]
+            for bits in (0x7FC00001, 0xFFC00002)]
+    pairs = [(a, b) for a in specials + nans for b in specials + nans]
+    for f in (wt.maximum, wt.minimum, wt.fmax, wt.fmin):
+        got, want = (f(_t([a for a, _ in pairs], wt.float32, dev),
+                       _t([b for _, b in pairs], wt.float32, dev))
+                     for dev in (backend, "cpu"))
+        for (a, b), g, w in zip(pairs, _float32_bits(got), _float32_bits(want)):
+            assert g == w, f"{f.__name__}({a}, {b}): {g:#010x} on {backend}, {w:#010x} on cpu"
+
+
 @pytest.mark.parametrize("dt", wt.all_int_dtypes, ids=str)
 def test_integer_division_and_modulo_by_zero_give_zero(backend, dt):
     info = wt.iinfo(dt)

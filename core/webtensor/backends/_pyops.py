@@ -837,13 +837,14 @@ def _fmin(a, b, dt):
 
 
 def _fmax_num(a, b, dt):
-    """fmax: a NaN operand gives way to the other; otherwise ``_fmax``'s order."""
-    return [y if x != x else x if y != y else
+    """fmax: a NaN operand gives way to the other (two NaNs: the first, as NumPy); otherwise
+    ``_fmax``'s order."""
+    return [x if y != y else y if x != x else
             x if x > y else y if y > x else (x + y if x == 0 else x) for x, y in zip(a, b)]
 
 
 def _fmin_num(a, b, dt):
-    return [y if x != x else x if y != y else
+    return [x if y != y else y if x != x else
             x if x < y else y if y < x else (-(-x - y) if x == 0 else x) for x, y in zip(a, b)]
 
 

@@ -42,7 +42,7 @@ fn cmp_key_f32(x: f32) -> i32 {
 // sqrt, also of subnormals (the builtin sees a flushed one as +-0): sqrt(x 2^100) 2^-50 is
 // exact scaling around one correctly rounded root.
 fn sqrt_f32(x: f32) -> f32 {
-    let sub = is_tiny_f32(x) && nonzero_f32(x);
+    let sub = is_tiny_f32(x) & nonzero_f32(x);
     let r = sqrt(select(x, abs_scaled_up_f32(x), sub));
     return select(r, select(r * 0x1p-50f, nan_f32(), sign_bit_f32(x)), sub);
 }
@@ -52,7 +52,7 @@ fn sqrt_f32(x: f32) -> f32 {
 // constants (1.0 / -0.0) into one that loses it.
 fn ceil_f32(x: f32) -> f32 {
     let b = bitcast<u32>(x);
-    if (is_tiny_f32(x) && nonzero_f32(x)) {  // 1.0 or -0.0
+    if (is_tiny_f32(x) & nonzero_f32(x)) {  // 1.0 or -0.0
         return bitcast<f32>((b & 0x80000000u) | select(0x3f800000u, 0u, sign_bit_f32(x)));
     }
     return ceil(x);
@@ -60,7 +60,7 @@ fn ceil_f32(x: f32) -> f32 {
 
 fn floor_f32(x: f32) -> f32 {
     let b = bitcast<u32>(x);
-    if (is_tiny_f32(x) && nonzero_f32(x)) {  // 0.0 or -1.0
+    if (is_tiny_f32(x) & nonzero_f32(x)) {  // 0.0 or -1.0
         return bitcast<f32>((b & 0x80000000u) | select(0u, 0x3f800000u, sign_bit_f32(x)));
     }
     return floor(x);
@@ -261,7 +261,7 @@ fn log10_f32_finite(x: f32) -> f32 {
 }
 
 fn log1p_f32(x: f32) -> f32 {
-    if (is_nan_f32(x) || (is_inf_f32(x) && x > 0.0)) {
+    if (is_nan_f32(x) | (is_inf_f32(x) & (x > 0.0))) {
         return x;
     }
     if (x < -1.0) {
@@ -381,9 +381,9 @@ var<private> rare_args: bool;
 // kernel pairs of kernels.py on CPU adapters).
 fn trig_reduce(ax: f32) -> vec3<f32> {
     var t = select(rem_pio2_cody_waite(ax), vec3<f32>(ax, 0.0, 0.0), ax < 0.78539816);
-    let far = ax >= 400.0 && is_finite_f32(ax);
+    let far = (ax >= 400.0) & is_finite_f32(ax);
     if (RARE_PATHS_DEFERRED) {
-        rare_args = rare_args || far;
+        rare_args = rare_args | far;
     } else if (far) {
         t = rem_pio2(ax);
     }
@@ -446,7 +446,7 @@ fn cos_f32(x: f32) -> f32 {
     let t = trig_reduce(abs_f32(x));
     let q = quadrant(t.z);
     let v = sin_cos_kernel(t.x, t.y, (q & 1u) == 0u);
-    return select(select(v, neg_f32(v), q == 1u || q == 2u), nan_f32(), !is_finite_f32(x));
+    return select(select(v, neg_f32(v), (q == 1u) | (q == 2u)), nan_f32(), !is_finite_f32(x));
 }
 
 fn tan_f32(x: f32) -> f32 {
@@ -568,7 +568,7 @@ fn atan_unit(t: f32, flip: bool) -> vec2<f32> {
 }
 
 fn atan_f32(x: f32) -> f32 {
-    if (is_nan_f32(x) || is_tiny_f32(x)) {
+    if (is_nan_f32(x) | is_tiny_f32(x)) {
         return x;
     }
     let ax = abs_f32(x);
@@ -582,18 +582,18 @@ fn atan_f32(x: f32) -> f32 {
 }
 
 fn atan2_f32(y: f32, x: f32) -> f32 {
-    if (is_nan_f32(x) || is_nan_f32(y)) {
+    if (is_nan_f32(x) | is_nan_f32(y)) {
         return nan_f32();
     }
     let ax = abs_f32(x);
     let ay = abs_f32(y);
     let x_neg = sign_bit_f32(x);
     var r: vec2<f32>;
-    if (is_inf_f32(ax) && is_inf_f32(ay)) {
+    if (is_inf_f32(ax) & is_inf_f32(ay)) {
         r = vec2<f32>(PIO4_HI, PIO4_LO);
-    } else if (!nonzero_f32(ay) || is_inf_f32(ax)) {
+    } else if (!nonzero_f32(ay) | is_inf_f32(ax)) {
         r = vec2<f32>(0.0, 0.0);
-    } else if (!nonzero_f32(ax) || is_inf_f32(ay)) {
+    } else if (!nonzero_f32(ax) | is_inf_f32(ay)) {
         r = vec2<f32>(PIO2_HI, PIO2_LO);
     } else {
         // Non-negative floats order like their bits.  A subnormal operand is scaled up with
@@ -602,7 +602,7 @@ fn atan2_f32(y: f32, x: f32) -> f32 {
         let big = max(bitcast<u32>(ax), bitcast<u32>(ay));
         var sx = ax;
         var sy = ay;
-        if ((is_tiny_f32(ax) || is_tiny_f32(ay)) && big < 0x4d000000u) {
+        if ((is_tiny_f32(ax) | is_tiny_f32(ay)) & (big < 0x4d000000u)) {
             sx = abs_scaled_up_f32(ax);
             sy = abs_scaled_up_f32(ay);
         }
@@ -671,12 +671,12 @@ fn tanh_f32(x: f32) -> f32 {
     let t = expm1_f32(select(-2.0 * ax, 2.0 * ax, big));
     var z = select(-t / (t + 2.0), 1.0 - 2.0 / (t + 2.0), big);
     z = select(z, 1.0, ax >= 9.0);
-    return select(copysign_f32(z, x), x, ax < 0x1p-12f || is_nan_f32(x));
+    return select(copysign_f32(z, x), x, (ax < 0x1p-12f) | is_nan_f32(x));
 }
 
 fn asinh_f32(x: f32) -> f32 {
     let ax = abs_f32(x);
-    if (!is_finite_f32(x) || ax < 0x1p-12f) {
+    if (!is_finite_f32(x) | (ax < 0x1p-12f)) {
         return x;
     }
     var w: f32;
@@ -919,7 +919,7 @@ fn erf_inv_f32(x: f32) -> f32 {
 // Cube root: x = m 2^(3q) with m in [1, 8) (subnormals through their integer significand),
 // cbrt(m) from the builtins (~1e-6) and one Newton step on a float-float residual m - y^3.
 fn cbrt_f32(x: f32) -> f32 {
-    if (!is_finite_f32(x) || !nonzero_f32(x)) {
+    if (!is_finite_f32(x) | !nonzero_f32(x)) {
         return x;
     }
     let b = bitcast<u32>(x) & 0x7fffffffu;
@@ -1004,15 +1004,15 @@ fn is_int_f32(y: f32) -> bool {
 
 fn is_odd_int_f32(y: f32) -> bool {
     let ay = abs_f32(y);
-    return ay < 16777216.0 && trunc(ay) == ay && (u32(ay) & 1u) == 1u;
+    return (ay < 16777216.0) & (trunc(ay) == ay) & ((u32(ay) & 1u) == 1u);
 }
 
 // C99 / NumPy pow, special cases first.
 fn pow_f32(x: f32, y: f32) -> f32 {
-    if (!nonzero_f32(y) || x == 1.0) {
+    if (!nonzero_f32(y) | (x == 1.0)) {
         return 1.0;
     }
-    if (is_nan_f32(x) || is_nan_f32(y)) {
+    if (is_nan_f32(x) | is_nan_f32(y)) {
         return nan_f32();
     }
     let ax = abs_f32(x);
@@ -1032,20 +1032,20 @@ fn pow_f32(x: f32, y: f32) -> f32 {
     }
     if (is_inf_f32(x)) {
         let v = select(inf_f32(), 0.0, sign_bit_f32(y));
-        return select(v, neg_f32(v), x_neg && odd);
+        return select(v, neg_f32(v), x_neg & odd);
     }
-    if (x_neg && !is_int_f32(y)) {
+    if (x_neg & !is_int_f32(y)) {
         return nan_f32();
     }
     let v = pow_core(ax, y);
-    return select(v, neg_f32(v), x_neg && odd);
+    return select(v, neg_f32(v), x_neg & odd);
 }
 
 fn hypot_f32(x: f32, y: f32) -> f32 {
-    if (is_inf_f32(x) || is_inf_f32(y)) {
+    if (is_inf_f32(x) | is_inf_f32(y)) {
         return inf_f32();
     }
-    if (is_nan_f32(x) || is_nan_f32(y)) {
+    if (is_nan_f32(x) | is_nan_f32(y)) {
         return nan_f32();
     }
     // Non-negative floats order like their bits (a float max/min may flush subnormals).
@@ -1106,11 +1106,11 @@ fn exp_neg_df(dh: f32, dl: f32) -> vec2<f32> {
 // NumPy's npy_logaddexp, max(x, y) + log1p(exp(-|x - y|)), in float-float so that the sum
 // stays accurate when it cancels (results near 0 from negative operands).
 fn logaddexp_f32(x: f32, y: f32) -> f32 {
-    if (is_nan_f32(x) || is_nan_f32(y)) {
+    if (is_nan_f32(x) | is_nan_f32(y)) {
         return nan_f32();
     }
     let m = select(y, x, cmp_key_f32(x) > cmp_key_f32(y));
-    if (is_inf_f32(x) || is_inf_f32(y)) {
+    if (is_inf_f32(x) | is_inf_f32(y)) {
         return m;
     }
     if (x == y) {
@@ -1146,7 +1146,7 @@ fn fmod_f32(x: f32, y: f32) -> f32 {
     var ex = i32((uxi >> 23u) & 0xffu);
     var ey = i32((uyi >> 23u) & 0xffu);
     let sx = uxi & 0x80000000u;
-    if ((uyi << 1u) == 0u || is_nan_f32(y) || ex == 0xff) {
+    if (((uyi << 1u) == 0u) | is_nan_f32(y) | (ex == 0xff)) {
         return nan_f32();
     }
     if ((uxi << 1u) <= (uyi << 1u)) {
@@ -1224,7 +1224,7 @@ fn fmod_f32(x: f32, y: f32) -> f32 {
 // to inf (tiny b) or a - mod is exact with mod flushed (|mod| < ulp(a), or a = mod).
 fn divmod_quotient(a: f32, mod_: f32, b: f32) -> f32 {
     let big = max(bitcast<u32>(a) & 0x7fffffffu, bitcast<u32>(b) & 0x7fffffffu);
-    if ((is_tiny_f32(a) || is_tiny_f32(mod_) || is_tiny_f32(b)) && big < 0x4d000000u) {
+    if ((is_tiny_f32(a) | is_tiny_f32(mod_) | is_tiny_f32(b)) & (big < 0x4d000000u)) {
         let sa = copysign_f32(abs_scaled_up_f32(a), a);
         let sm = copysign_f32(abs_scaled_up_f32(mod_), mod_);
         return opq(sa - sm) / copysign_f32(abs_scaled_up_f32(b), b);
@@ -1237,7 +1237,7 @@ fn divmod_f32(a: f32, b: f32) -> vec2<f32> {
     var div = divmod_quotient(a, mod_, b);
     if (nonzero_f32(mod_)) {
         if (sign_bit_f32(b) != sign_bit_f32(mod_)) {  // a subnormal mod_ compares as 0
-            if (is_tiny_f32(mod_) && (bitcast<u32>(b) & 0x7fffffffu) < 0x4d000000u) {
+            if (is_tiny_f32(mod_) & ((bitcast<u32>(b) & 0x7fffffffu) < 0x4d000000u)) {
                 // mod + b scaled by 2^100 (a flushing add would drop mod); a subnormal sum
                 // still flushes when scaled back
                 let sm = copysign_f32(abs_scaled_up_f32(mod_), mod_);
@@ -1264,12 +1264,12 @@ fn divmod_f32(a: f32, b: f32) -> vec2<f32> {
 
 fn floor_divide_f32(a: f32, b: f32) -> f32 {
     if (!nonzero_f32(b)) {
-        if (is_tiny_f32(a) && nonzero_f32(a)) {  // +-inf, not the 0 / 0 of a flushed a
+        if (is_tiny_f32(a) & nonzero_f32(a)) {  // +-inf, not the 0 / 0 of a flushed a
             return bitcast<f32>(((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u) | 0x7f800000u);
         }
         return a / b;
     }
-    if (is_inf_f32(a) != is_inf_f32(b) && !is_nan_f32(a) && !is_nan_f32(b) && nonzero_f32(a)) {
+    if ((is_inf_f32(a) != is_inf_f32(b)) & !is_nan_f32(a) & !is_nan_f32(b) & nonzero_f32(a)) {
         // Array API (not NumPy): inf // finite and finite // inf are floor(a / b), so +-inf
         // or a zero with the quotient's sign
         let sign = (bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u;
@@ -1309,22 +1309,22 @@ fn minimum_f32(a: f32, b: f32) -> f32 {
 // fmax / fmin: a NaN operand gives way to the other (NaN only when both are NaN: the first,
 // as NumPy's).
 fn fmax_f32(a: f32, b: f32) -> f32 {
-    let x = select(a, b, is_nan_f32(a) && !is_nan_f32(b));
+    let x = select(a, b, is_nan_f32(a) & !is_nan_f32(b));
     return maximum_f32(x, select(b, x, is_nan_f32(b)));
 }
 
 fn fmin_f32(a: f32, b: f32) -> f32 {
-    let x = select(a, b, is_nan_f32(a) && !is_nan_f32(b));
+    let x = select(a, b, is_nan_f32(a) & !is_nan_f32(b));
     return minimum_f32(x, select(b, x, is_nan_f32(b)));
 }
 
 fn nextafter_f32(x: f32, y: f32) -> f32 {
-    if (is_nan_f32(x) || is_nan_f32(y)) {
+    if (is_nan_f32(x) | is_nan_f32(y)) {
         return nan_f32();
     }
     let bx = bitcast<u32>(x);
     let by = bitcast<u32>(y);
-    if (bx == by || ((bx | by) & 0x7fffffffu) == 0u) {
+    if ((bx == by) | (((bx | by) & 0x7fffffffu) == 0u)) {
         return y;
     }
     if ((bx & 0x7fffffffu) == 0u) {  // from +-0: the smallest subnormal toward y
@@ -1349,13 +1349,13 @@ fn sign_f32(x: f32) -> f32 {
 
 // IEEE comparisons on order keys (NaN compares false), exact for subnormals.
 fn eq_f32(a: f32, b: f32) -> bool {
-    return !is_nan_f32(a) && !is_nan_f32(b) && cmp_key_f32(a) == cmp_key_f32(b);
+    return !is_nan_f32(a) & !is_nan_f32(b) & (cmp_key_f32(a) == cmp_key_f32(b));
 }
 
 fn lt_f32(a: f32, b: f32) -> bool {
-    return !is_nan_f32(a) && !is_nan_f32(b) && cmp_key_f32(a) < cmp_key_f32(b);
+    return !is_nan_f32(a) & !is_nan_f32(b) & (cmp_key_f32(a) < cmp_key_f32(b));
 }
 
 fn le_f32(a: f32, b: f32) -> bool {
-    return !is_nan_f32(a) && !is_nan_f32(b) && cmp_key_f32(a) <= cmp_key_f32(b);
+    return !is_nan_f32(a) & !is_nan_f32(b) & (cmp_key_f32(a) <= cmp_key_f32(b));
 }

@@ -108,7 +108,7 @@ fn u32_to_f32(u: u32) -> f32 {
     var q = u >> s;
     let rem = u & ((1u << s) - 1u);
     let half = 1u << (s - 1u);
-    if (rem > half || (rem == half && (q & 1u) == 1u)) {
+    if ((rem > half) | ((rem == half) & ((q & 1u) == 1u))) {
         q += 1u;
     }
     return f32(q) * pow2_f32(i32(s));
@@ -135,7 +135,7 @@ fn f32_to_i32(x: f32) -> i32 {
 }
 
 fn f32_to_u32(x: f32) -> u32 {
-    if (is_nan_f32(x) || x <= 0.0) {
+    if (is_nan_f32(x) | (x <= 0.0)) {
         return 0u;
     }
     if (x >= 4294967296.0) {

@@ -415,22 +415,22 @@ fn cos_kernel(rh: f32, rl: f32) -> f32 {
     return w + opq(opq(opq(1.0 - w) - hz) - 0.5 * zz.y + (z * z * c - rh * rl));
 }
 
-// sin_kernel (cos: false) or cos_kernel (cos: true) as one polynomial whose coefficients are
+// sin_kernel (use_cos false) or cos_kernel (true) as one polynomial whose coefficients are
 // chosen: a CPU adapter evaluates both sides of every select or branch, so sin and cos would
 // cost both kernels.  The same operations as the two kernels, up to the order of the last,
 // tiny, additions.
-fn sin_cos_kernel(rh: f32, rl: f32, cos: bool) -> f32 {
+fn sin_cos_kernel(rh: f32, rl: f32, use_cos: bool) -> f32 {
     let zz = two_prod(rh, rh);
     let z = zz.x;
     let hz = 0.5 * z;
     let w = opq(1.0 - hz);
-    var p = select(-0x1.ae6456p-26f, 0x1.1eed8ep-29f, cos);
-    p = p * z + select(0x1.71de3ap-19f, -0x1.27e4fcp-22f, cos);
-    p = p * z + select(-0x1.a01a02p-13f, 0x1.a01a02p-16f, cos);
-    p = p * z + select(0x1.111112p-7f, -0x1.6c16c2p-10f, cos);
-    p = p * z + select(-0x1.555556p-3f, 0x1.555556p-5f, cos);
-    let tail = select(rl * (1.0 - hz), opq(opq(1.0 - w) - hz) - 0.5 * zz.y - rh * rl, cos);
-    return select(rh, w, cos) + opq(select(rh, z, cos) * z * p + tail);
+    var p = select(-0x1.ae6456p-26f, 0x1.1eed8ep-29f, use_cos);
+    p = p * z + select(0x1.71de3ap-19f, -0x1.27e4fcp-22f, use_cos);
+    p = p * z + select(-0x1.a01a02p-13f, 0x1.a01a02p-16f, use_cos);
+    p = p * z + select(0x1.111112p-7f, -0x1.6c16c2p-10f, use_cos);
+    p = p * z + select(-0x1.555556p-3f, 0x1.555556p-5f, use_cos);
+    let tail = select(rl * (1.0 - hz), opq(opq(1.0 - w) - hz) - 0.5 * zz.y - rh * rl, use_cos);
+    return select(rh, w, use_cos) + opq(select(rh, z, use_cos) * z * p + tail);
 }
 
 fn sin_f32(x: f32) -> f32 {

@@ -58,8 +58,8 @@ fn pow2_f32(k: i32) -> f32 {
 
 // -- cheap forms of costly built-ins ---------------------------------------------------------------
 // SwiftShader (Chromium's CPU adapter) spends about as long on one round(), float -> integer
-// conversion or float min/max/clamp (their NaN rules) as on ten multiplies, and on one
-// countLeadingZeros as on forty; the library's hot paths use these forms instead (an add, a
+// conversion or float min/max/clamp (their NaN rules) as on 10-25 multiply-adds, and on one
+// countLeadingZeros as on 60; the library's hot paths use these forms instead (an add, a
 // bitcast or a select each, as cheap on GPUs).
 
 // round(x) (to nearest, ties to even) for |x| < 2^22: past 1.5 * 2^23 floats are integers, so

@@ -2,7 +2,7 @@
 
 CPU adapters emulate some WGSL built-ins at the cost of many arithmetic operations (on
 SwiftShader, Chromium's: ``round``, float -> integer conversions and float ``min``/``max``/
-``clamp`` about ten multiplies each, ``countLeadingZeros`` about forty), so the float32
+``clamp`` 10-25 multiply-adds each, ``countLeadingZeros`` about 60), so the float32
 library's hot paths use an addition, a bitcast or a select instead.  What must hold, on the
 adapter that runs the tests (lavapipe natively, SwiftShader in Chromium):
 

@@ -23,12 +23,17 @@ fn is_tiny_f32(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) < 0x00800000u;
 }
 
-// |x| * 2^100 exactly, for |x| < 2^27: a subnormal's significand b (an integer < 2^23) times
-// 2^-49, so no subnormal operand meets a multiply that could flush it (b 2^-23 is
-// (1 + b 2^-23) - 1 exactly: no int -> float conversion, slow on SwiftShader).
+// b 2^-23 for a subnormal's bits b (an integer < 2^23): (1 + b 2^-23) - 1, exact and a normal
+// float, so no subnormal operand meets arithmetic that could flush it (and no int -> float
+// conversion, slow on SwiftShader).
+fn subnormal_significand_f32(b: u32) -> f32 {
+    return bitcast<f32>(b | 0x3f800000u) - 1.0;
+}
+
+// |x| * 2^100 exactly, for |x| < 2^27: a subnormal's significand times 2^-49.
 fn abs_scaled_up_f32(x: f32) -> f32 {
     let b = bitcast<u32>(x) & 0x7fffffffu;
-    let sub = (bitcast<f32>(b | 0x3f800000u) - 1.0) * 0x1p-26f;
+    let sub = subnormal_significand_f32(b) * 0x1p-26f;
     return select(bitcast<f32>(b) * 0x1p100f, sub, b < 0x00800000u);
 }
 
@@ -176,10 +181,10 @@ fn expm1_f32(x: f32) -> f32 {
 // (Other x: garbage, which log_special's callers replace.)
 fn log_reduce(x: f32) -> vec2<f32> {
     let bits = bitcast<u32>(x);
-    // subnormal, bits b: x = (b 2^-23) 2^-126, and b 2^-23 = (1 + b 2^-23) - 1 exactly, a
-    // normal float (x * 2^25 is 0 where FTZ; countLeadingZeros is slow on SwiftShader)
+    // subnormal: x = (b 2^-23) 2^-126, a normal float's bits and k - 126 (x * 2^25 is 0 where
+    // FTZ; countLeadingZeros is slow on SwiftShader)
     let sub = bits < 0x00800000u;
-    let ix = select(bits, bitcast<u32>(bitcast<f32>(bits | 0x3f800000u) - 1.0), sub);
+    let ix = select(bits, bitcast<u32>(subnormal_significand_f32(bits)), sub);
     var k = select(0, -126, sub) + i32(ix >> 23u) - 127;
     let m = ix & 0x007fffffu;
     let i = (m + 0x4afb0du) & 0x00800000u;  // 1 when the mantissa >= sqrt(2)
@@ -390,14 +395,27 @@ fn trig_reduce(ax: f32) -> vec3<f32> {
     return t;
 }
 
+// The kernels' polynomials in z = r^2, highest coefficient first: sin's -1/11!, 1/9!, ...,
+// -1/3!; cos's 1/12!, -1/10!, ..., 1/4! (Taylor coefficients rounded to f32).
+const SIN_P0: f32 = -0x1.ae6456p-26f;
+const SIN_P1: f32 = 0x1.71de3ap-19f;
+const SIN_P2: f32 = -0x1.a01a02p-13f;
+const SIN_P3: f32 = 0x1.111112p-7f;
+const SIN_P4: f32 = -0x1.555556p-3f;
+const COS_P0: f32 = 0x1.1eed8ep-29f;
+const COS_P1: f32 = -0x1.27e4fcp-22f;
+const COS_P2: f32 = 0x1.a01a02p-16f;
+const COS_P3: f32 = -0x1.6c16c2p-10f;
+const COS_P4: f32 = 0x1.555556p-5f;
+
 // sin(rh + rl) for |rh| <= pi/4: r + r^3 (-1/3! + r^2/5! - ... - r^8/11!).
 fn sin_kernel(rh: f32, rl: f32) -> f32 {
     let z = rh * rh;
-    var s = -0x1.ae6456p-26f;
-    s = s * z + 0x1.71de3ap-19f;
-    s = s * z - 0x1.a01a02p-13f;
-    s = s * z + 0x1.111112p-7f;
-    s = s * z - 0x1.555556p-3f;
+    var s = SIN_P0;
+    s = s * z + SIN_P1;
+    s = s * z + SIN_P2;
+    s = s * z + SIN_P3;
+    s = s * z + SIN_P4;
     return rh + opq(rh * z * s + rl * (1.0 - 0.5 * z));
 }
 
@@ -407,11 +425,11 @@ fn cos_kernel(rh: f32, rl: f32) -> f32 {
     let z = zz.x;
     let hz = 0.5 * z;
     let w = opq(1.0 - hz);
-    var c = 0x1.1eed8ep-29f;
-    c = c * z - 0x1.27e4fcp-22f;
-    c = c * z + 0x1.a01a02p-16f;
-    c = c * z - 0x1.6c16c2p-10f;
-    c = c * z + 0x1.555556p-5f;
+    var c = COS_P0;
+    c = c * z + COS_P1;
+    c = c * z + COS_P2;
+    c = c * z + COS_P3;
+    c = c * z + COS_P4;
     return w + opq(opq(opq(1.0 - w) - hz) - 0.5 * zz.y + (z * z * c - rh * rl));
 }
 
@@ -424,11 +442,11 @@ fn sin_cos_kernel(rh: f32, rl: f32, use_cos: bool) -> f32 {
     let z = zz.x;
     let hz = 0.5 * z;
     let w = opq(1.0 - hz);
-    var p = select(-0x1.ae6456p-26f, 0x1.1eed8ep-29f, use_cos);
-    p = p * z + select(0x1.71de3ap-19f, -0x1.27e4fcp-22f, use_cos);
-    p = p * z + select(-0x1.a01a02p-13f, 0x1.a01a02p-16f, use_cos);
-    p = p * z + select(0x1.111112p-7f, -0x1.6c16c2p-10f, use_cos);
-    p = p * z + select(-0x1.555556p-3f, 0x1.555556p-5f, use_cos);
+    var p = select(SIN_P0, COS_P0, use_cos);
+    p = p * z + select(SIN_P1, COS_P1, use_cos);
+    p = p * z + select(SIN_P2, COS_P2, use_cos);
+    p = p * z + select(SIN_P3, COS_P3, use_cos);
+    p = p * z + select(SIN_P4, COS_P4, use_cos);
     let tail = select(rl * (1.0 - hz), opq(opq(1.0 - w) - hz) - 0.5 * zz.y - rh * rl, use_cos);
     return select(rh, w, use_cos) + opq(select(rh, z, use_cos) * z * p + tail);
 }

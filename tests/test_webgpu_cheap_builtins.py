@@ -112,8 +112,9 @@ def test_clamps_clamp_and_keep_nan():
 # sqrt, max/min): none may call a built-in that CPU adapters emulate slowly.
 HOT = ("exp_split", "exp_f32", "expm1_f32", "log_reduce", "rem_pio2_cody_waite", "trig_reduce",
        "quadrant", "sin_cos_kernel", "sin_kernel", "cos_kernel", "sin_f32", "cos_f32",
-       "tan_f32", "sqrt_f32", "abs_scaled_up_f32", "scale_f32", "maximum_f32", "minimum_f32",
-       "fmax_f32", "fmin_f32", "pow_core", "eq_f32", "lt_f32", "le_f32", "tanh_f32")
+       "tan_f32", "sqrt_f32", "subnormal_significand_f32", "abs_scaled_up_f32", "scale_f32",
+       "maximum_f32", "minimum_f32", "fmax_f32", "fmin_f32", "pow_core", "eq_f32", "lt_f32",
+       "le_f32", "tanh_f32")
 COSTLY = re.compile(r"\b(?:round|clamp|countLeadingZeros|min|max|trunc)\s*\(|&&|\|\|")
 
 

@@ -302,18 +302,22 @@ class WebGPUBackend(Backend):
             if kernel in self._pipelines:
                 return True
             try:
-                self._pipelines[kernel] = self.driver.create_pipeline(
-                    kernel.wgsl, kernel.entry, kernel.n_in, kernel.n_out, kernel.uniform_size)
+                self._new_pipeline(kernel)
             except Exception:  # the driver's own error type (wgpu's, the browser's)
                 return False
             return True
 
+    def _new_pipeline(self, kernel):
+        """Build ``kernel``'s pipeline and keep it."""
+        pipeline = self.driver.create_pipeline(kernel.wgsl, kernel.entry, kernel.n_in,
+                                               kernel.n_out, kernel.uniform_size)
+        self._pipelines[kernel] = pipeline
+        return pipeline
+
     def _dispatch(self, kernel, handles, uniforms: bytes, groups) -> None:
         pipeline = self._pipelines.get(kernel)
         if pipeline is None:
-            pipeline = self.driver.create_pipeline(kernel.wgsl, kernel.entry, kernel.n_in,
-                                                   kernel.n_out, kernel.uniform_size)
-            self._pipelines[kernel] = pipeline
+            pipeline = self._new_pipeline(kernel)
         if self.memory.garbage:
             self.memory.collect()
         self.driver.dispatch(pipeline, handles, uniforms, groups)

@@ -23,14 +23,14 @@ fn div_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     let abi = abs_f32(b.y);
     if (!is_nan_f32(b.x) && !is_nan_f32(b.y) && abr >= abi) {
         if (abr == 0.0 && abi == 0.0) {
-            return vec2<f32>(a.x / abr, a.y / abr);
+            return vec2<f32>(div_f32(a.x, abr), div_f32(a.y, abr));
         }
-        let rat = b.y / b.x;
-        let scl = 1.0 / opq(b.x + opq(b.y * rat));
+        let rat = div_f32(b.y, b.x);
+        let scl = div_f32(1.0, opq(b.x + opq(b.y * rat)));
         return vec2<f32>(opq(a.x + opq(a.y * rat)) * scl, opq(a.y - opq(a.x * rat)) * scl);
     }
-    let rat = b.x / b.y;
-    let scl = 1.0 / opq(b.y + opq(b.x * rat));
+    let rat = div_f32(b.x, b.y);
+    let scl = div_f32(1.0, opq(b.y + opq(b.x * rat)));
     return vec2<f32>(opq(opq(a.x * rat) + a.y) * scl, opq(opq(a.y * rat) - a.x) * scl);
 }
 
@@ -425,7 +425,7 @@ fn sign_c64(z: vec2<f32>) -> vec2<f32> {
     if (m == 0.0) {
         return vec2<f32>(0.0, 0.0);
     }
-    return vec2<f32>(z.x / m, z.y / m);
+    return vec2<f32>(div_f32(z.x, m), div_f32(z.y, m));
 }
 
 // Complex power, the steps of every device (_pyops.cpow1): 1 for a zero exponent; 0 ** b is 0

@@ -44,12 +44,142 @@ fn cmp_key_f32(x: f32) -> i32 {
     return select(b, -(b & 0x7fffffff), b < 0);
 }
 
-// sqrt, also of subnormals (the builtin sees a flushed one as +-0): sqrt(x 2^100) 2^-50 is
-// exact scaling around one correctly rounded root.
+// -- division and square root rounded once ---------------------------------------------------------
+// WGSL lets `/` be off by 2.5 ULP and sqrt by more, and GPUs use that: NVIDIA's Vulkan driver
+// divides through a reciprocal (3e38 / 3e38 == 0: the reciprocal is subnormal and flushes) and
+// its sqrt is off by an ULP now and then (seen on an H200).  CPU adapters (lavapipe,
+// SwiftShader) round both correctly.  IEEE_ARITHMETIC is the backend's word on that per
+// adapter (WebGPUBackend._new_pipeline defines it): true keeps the built-ins, false takes the
+// integer forms below, which give the correctly rounded result on any adapter (subnormals
+// included).
+
+// a / b rounded to nearest even.
+fn div_f32(a: f32, b: f32) -> f32 {
+    if (IEEE_ARITHMETIC) {
+        return a / b;
+    }
+    return div_exact_f32(a, b);
+}
+
+// The significand (24 bits, leading bit set) and biased exponent of a finite non-zero |x| with
+// bits xb (a subnormal's exponent is below 1).
+fn unpack_f32(xb: u32) -> vec2<i32> {
+    let e = i32(xb >> 23u);
+    if (e == 0) {
+        let s = countLeadingZeros(xb) - 8u;
+        return vec2<i32>(i32(xb << s), 1 - i32(s));
+    }
+    return vec2<i32>(i32((xb & 0x007fffffu) | 0x00800000u), e);
+}
+
+// Round the q * 2^-shift part of a result to nearest even: q holds the result's significand
+// bits above `shift` (shift in 1..26), more_below says whether anything non-zero lies below q.
+fn round_bits_f32(q: u32, shift: u32, more_below: bool) -> u32 {
+    let kept = q >> shift;
+    let rest = q & ((1u << shift) - 1u);
+    let half = 1u << (shift - 1u);
+    let up = (rest > half) | ((rest == half) & (more_below | ((kept & 1u) != 0u)));
+    return kept + select(0u, 1u, up);
+}
+
+// The float with sign bit `sign` and value q * 2^(biased - 151) for q in [2^24, 2^25) (a guard
+// bit below the significand), rounded once (to a subnormal, 0 or inf where it lands there).
+fn compose_f32(sign: u32, q: u32, biased: i32, more_below: bool) -> f32 {
+    if (biased >= 255) {
+        return bitcast<f32>(sign | 0x7f800000u);
+    }
+    let shift = u32(clamp(2 - biased, 1, 26));
+    let base = select(0u, u32(biased - 1) << 23u, biased > 0);
+    // a carry out of the significand steps the exponent (up to inf), as it should
+    return bitcast<f32>(sign | (base + round_bits_f32(q, shift, more_below)));
+}
+
+fn div_exact_f32(a: f32, b: f32) -> f32 {
+    let ua = bitcast<u32>(a);
+    let ub = bitcast<u32>(b);
+    let xa = ua & 0x7fffffffu;
+    let xb = ub & 0x7fffffffu;
+    let sign = (ua ^ ub) & 0x80000000u;
+    if (((xa - 1u) >= 0x7f7fffffu) | ((xb - 1u) >= 0x7f7fffffu)) {
+        // a zero, an infinity or a NaN: 0 / 0, inf / inf and NaNs as the built-in gives them;
+        // the others by their bits (a subnormal the built-in may flush is non-zero here)
+        let zero_over_zero = (xa == 0u) & (xb == 0u);
+        let inf_over_inf = (xa == 0x7f800000u) & (xb == 0x7f800000u);
+        if (is_nan_f32(a) | is_nan_f32(b) | zero_over_zero | inf_over_inf) {
+            return a / b;
+        }
+        return bitcast<f32>(sign | select(0u, 0x7f800000u, (xa == 0x7f800000u) | (xb == 0u)));
+    }
+    let pa = unpack_f32(xa);
+    let pb = unpack_f32(xb);
+    let mb = u32(pb.x);
+    var n = u32(pa.x);
+    var e = pa.y - pb.y + 127;
+    if (n < mb) {  // n / mb in [1, 2)
+        n = n << 1u;
+        e -= 1;
+    }
+    // q = floor(n 2^24 / mb) in [2^24, 2^25): a leading 1, then three 8-bit digits
+    var r = n - mb;
+    var q = 1u;
+    for (var i = 0; i < 3; i++) {
+        let t = r << 8u;
+        let d = t / mb;
+        r = t - d * mb;
+        q = (q << 8u) | d;
+    }
+    return compose_f32(sign, q, e, r != 0u);
+}
+
+// (hi, lo) = v * v for v < 2^26, as 64 bits.
+fn square_u64(v: u32) -> vec2<u32> {
+    let h = v >> 16u;
+    let l = v & 0xffffu;
+    let mid = 2u * h * l;
+    let lo = l * l;
+    let lo2 = lo + (mid << 16u);
+    return vec2<u32>(lo2, h * h + (mid >> 16u) + select(0u, 1u, lo2 < lo));
+}
+
+fn less_u64(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return (a.y < b.y) | ((a.y == b.y) & (a.x < b.x));
+}
+
+// sqrt(X) rounded to the nearest integer, for X in [2^46, 2^48) given as 4X (64 bits) and an
+// estimate within 3 of it: (2 r + 1)^2 < 4X puts the root above r + 1/2, (2 r - 1)^2 > 4X below
+// r - 1/2 (never equal: an odd square is not 4X).
+fn nearest_root_u32(four_x: vec2<u32>, estimate: u32) -> u32 {
+    var root = estimate;
+    for (var i = 0; i < 3; i++) {
+        let up = less_u64(square_u64(2u * root + 1u), four_x);
+        let down = less_u64(four_x, square_u64(2u * root - 1u));
+        root = root + select(0u, 1u, up) - select(0u, 1u, down);
+    }
+    return root;
+}
+
+// sqrt rounded to nearest even, also of subnormals: the built-in's root of the significand
+// (scaled to an integer in [2^46, 2^48), so its root is in [2^23, 2^24)) corrected by exact
+// integer tests against the midpoints either side.
 fn sqrt_f32(x: f32) -> f32 {
     let sub = is_tiny_f32(x) & nonzero_f32(x);
-    let r = sqrt(select(x, abs_scaled_up_f32(x), sub));
-    return select(r, select(r * 0x1p-50f, nan_f32(), sign_bit_f32(x)), sub);
+    if (IEEE_ARITHMETIC | !is_finite_f32(x) | !nonzero_f32(x) | sign_bit_f32(x)) {
+        // the built-in sees a flushed subnormal as +-0: sqrt(x 2^100) 2^-50 scales exactly
+        let r = sqrt(select(x, abs_scaled_up_f32(x), sub));
+        return select(r, select(r * 0x1p-50f, nan_f32(), sign_bit_f32(x)), sub);
+    }
+    let p = unpack_f32(bitcast<u32>(x));
+    // x = m 2^(e - 150) = X 2^(e - 150 - s) with X = m 2^s and an even power of two
+    let s = select(24u, 23u, (p.y & 1) != 0);
+    let m = u32(p.x);
+    let four_x = vec2<u32>(m << (s + 2u), m >> (30u - s));  // 4X as 64 bits
+    // the built-in's sqrt of X as a float (exact: 24 significant bits), an integer in
+    // [2^23, 2^24] within a few units of the correctly rounded root
+    let xf = bitcast<f32>(((u32(s) + 23u + 127u) << 23u) | (m & 0x007fffffu));
+    let root = nearest_root_u32(four_x, u32(sqrt(xf)));
+    // root in [2^23, 2^24] (2^24: the carry steps the exponent): value root 2^((e - 150 - s) / 2)
+    let k = (p.y - 150 - i32(s)) / 2;  // even numerator: exact
+    return bitcast<f32>(u32(k + 150) * 0x00800000u + root - 0x00800000u);
 }
 
 // ceil and floor, also of subnormals (the builtins see a flushed one as +-0).  The results are
@@ -592,7 +722,7 @@ fn atan_f32(x: f32) -> f32 {
     let ax = abs_f32(x);
     var r: vec2<f32>;
     if (ax > 1.0) {
-        r = atan_unit(1.0 / ax, true);
+        r = atan_unit(div_f32(1.0, ax), true);
     } else {
         r = atan_unit(ax, false);
     }
@@ -625,9 +755,9 @@ fn atan2_f32(y: f32, x: f32) -> f32 {
             sy = abs_scaled_up_f32(ay);
         }
         if (bitcast<u32>(ay) <= bitcast<u32>(ax)) {
-            r = atan_unit(sy / sx, false);
+            r = atan_unit(div_f32(sy, sx), false);
         } else {
-            r = atan_unit(sx / sy, true);
+            r = atan_unit(div_f32(sx, sy), true);
         }
     }
     if (x_neg) {  // pi - r
@@ -961,7 +1091,7 @@ fn rsqrt_f32(x: f32) -> f32 {
     if (!nonzero_f32(x)) {  // +-0 -> +-inf
         return copysign_f32(inf_f32(), x);
     }
-    return 1.0 / sqrt_f32(x);
+    return div_f32(1.0, sqrt_f32(x));
 }
 
 // 1 / (1 + e^-x), as e^x / (1 + e^x) for negative x (no overflow, tiny results kept).
@@ -1245,9 +1375,9 @@ fn divmod_quotient(a: f32, mod_: f32, b: f32) -> f32 {
     if ((is_tiny_f32(a) | is_tiny_f32(mod_) | is_tiny_f32(b)) & (big < 0x4d000000u)) {
         let sa = copysign_f32(abs_scaled_up_f32(a), a);
         let sm = copysign_f32(abs_scaled_up_f32(mod_), mod_);
-        return opq(sa - sm) / copysign_f32(abs_scaled_up_f32(b), b);
+        return div_f32(opq(sa - sm), copysign_f32(abs_scaled_up_f32(b), b));
     }
-    return opq(a - mod_) / b;
+    return div_f32(opq(a - mod_), b);
 }
 
 fn divmod_f32(a: f32, b: f32) -> vec2<f32> {
@@ -1285,7 +1415,7 @@ fn floor_divide_f32(a: f32, b: f32) -> f32 {
         if (is_tiny_f32(a) & nonzero_f32(a)) {  // +-inf, not the 0 / 0 of a flushed a
             return bitcast<f32>(((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u) | 0x7f800000u);
         }
-        return a / b;
+        return div_f32(a, b);
     }
     if ((is_inf_f32(a) != is_inf_f32(b)) & !is_nan_f32(a) & !is_nan_f32(b) & nonzero_f32(a)) {
         // Array API (not NumPy): inf // finite and finite // inf are floor(a / b), so +-inf

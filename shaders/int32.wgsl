@@ -3,13 +3,20 @@
 // WGSL: a / 0 == a, a % 0 == 0, INT_MIN / -1 == INT_MIN, truncating division, shift counts
 // taken modulo 32.  NumPy: x // 0 == x % 0 == 0, floor division, shifts past the width give 0
 // (or the sign for arithmetic right shifts of negative values).
+// The signed remainder is a - b * (a / b), not WGSL's `%`: NVIDIA's Vulkan driver returned a
+// itself for `a % b` with b < 0 (7 % -2 == 7; seen on an H200), while its `/` was right.
+
+// a - b * trunc(a / b), wrapping (INT_MIN and -1: 0), for b != 0.
+fn trunc_rem_i32(a: i32, b: i32, q: i32) -> i32 {
+    return a - b * q;
+}
 
 fn floor_div_i32(a: i32, b: i32) -> i32 {
     if (b == 0) {
         return 0;
     }
     let q = a / b;  // INT_MIN / -1 == INT_MIN: NumPy wraps the same way
-    if ((a % b) != 0 && ((a < 0) != (b < 0))) {
+    if ((trunc_rem_i32(a, b, q) != 0) & ((a < 0) != (b < 0))) {
         return q - 1;
     }
     return q;
@@ -19,8 +26,8 @@ fn remainder_i32(a: i32, b: i32) -> i32 {
     if (b == 0) {
         return 0;
     }
-    let r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) {
+    let r = trunc_rem_i32(a, b, a / b);
+    if ((r != 0) & ((r < 0) != (b < 0))) {
         return r + b;
     }
     return r;

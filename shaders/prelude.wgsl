@@ -56,6 +56,18 @@ fn pow2_f32(k: i32) -> f32 {
     return bitcast<f32>(u32(k + 127) << 23u);
 }
 
+// A float32 value as the operation that made it rounded it.  GPU compilers fuse a multiply and
+// an add into one fma (one rounding instead of two) wherever they meet, also across two ops of
+// a compiled program, which would then differ from running the ops one by one; CPU adapters
+// round every operation.  IEEE_ARITHMETIC (defined per adapter by WebGPUBackend._new_pipeline)
+// keeps this free there.
+fn rounded_f32(x: f32) -> f32 {
+    if (IEEE_ARITHMETIC) {
+        return x;
+    }
+    return opq(x);
+}
+
 // -- cheap forms of costly built-ins ---------------------------------------------------------------
 // SwiftShader (Chromium's CPU adapter) spends about as long on one round(), float -> integer
 // conversion or float min/max/clamp (their NaN rules) as on 10-25 multiply-adds, and on one
@@ -79,9 +91,10 @@ fn small_i32_to_f32(k: i32) -> f32 {
     return opq(bitcast<f32>(k + 0x4b400000) - 0x1.8p23f);
 }
 
-// clamp(x, lo, hi) for lo <= hi; NaN stays NaN.
+// clamp(x, lo, hi) for lo <= hi; NaN stays NaN (decided on bits: NVIDIA's compiler turned the
+// two selects into a min/max that returns lo for NaN).
 fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
-    return select(select(x, lo, x < lo), hi, x > hi);
+    return select(select(select(x, lo, x < lo), hi, x > hi), x, is_nan_f32(x));
 }
 
 fn clamp_i32(k: i32, lo: i32, hi: i32) -> i32 {

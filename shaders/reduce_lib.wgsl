@@ -11,18 +11,21 @@
 //                 argmax/argmin x, y = key, z = index
 // float16/bfloat16 use the float32 sum/prod accumulators (their values are exact in float32)
 // and round once at the end (reduce_half.wgsl, appended for those dtypes).
-// Uniforms/bindings: uses in0's length (rd_opq); needs params.wgsl and prelude.wgsl.
+// Uniforms/bindings: uses uniform slot 0 and in0's length (rd_opq); needs params.wgsl and
+// prelude.wgsl.
 // Dtypes: every 8/16/32/64-bit int, bool, float16/bfloat16/float32 (as their compute types).
 
 // An identity the shader compiler cannot see through, so fast-math rewrites such as
-// (a + b) - a -> b stay away from error-free transformations.
-// NOTE: params.wgsl's `opq` xors with uniform slot 0, but lavapipe inlines uniform values into
-// shaders whose loops they bound, and then folds `opq` away and reassociates two_sum into zero
-// (seen: a triple-float scan lost its low words).  A binding's length is never inlined, and a
-// binding holds at most 128 MiB (2^25 words, 2^23 vec4s), so this shift is a zero the compiler
-// cannot prove (it only knows the length is below 2^30 words, 2^28 vec4s: in0 holds either).
+// (a + b) - a -> b stay away from error-free transformations.  Two zeros that different
+// compilers cannot prove, together:
+// - uniform slot 0 (params.wgsl's `opq`): lavapipe inlines uniform values into shaders whose
+//   loops they bound, folds it away and reassociates two_sum into zero (seen: a triple-float
+//   scan lost its low words);
+// - in0's length shifted past any binding (at most 128 MiB: 2^25 words, 2^23 vec4s): NVIDIA's
+//   Vulkan compiler knows a binding's bound, folds the shift to 0 and then reassociates (seen:
+//   [1e8, 1e-3 x 10^4, -1e8] summed to 0 on an H200).
 fn rd_opq(x: f32) -> f32 {
-    return bitcast<f32>(bitcast<u32>(x) + (arrayLength(&in0) >> 27u));
+    return bitcast<f32>((bitcast<u32>(x) ^ P[0].x) + (arrayLength(&in0) >> 27u));
 }
 
 // -- error-free transformations ------------------------------------------------------------------

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import webtensor as wt
+from _flushing import pytest_collection_modifyitems  # noqa: F401  (a hook: xfails on flushing adapters)
 from _oracle import BACKENDS
 from webtensor import dtypes as _dtypes
 

@@ -177,6 +177,10 @@ def test_webgpu_fast_transcendentals_are_close_and_leave_exact_mode_alone(name):
                         "atan2": "arctan2"}.get(name, name))(*(a.numpy().astype(np.float64)
                                                              for a in args))
     err = np.abs(fast.numpy() - want) / np.maximum(np.abs(want), 1.0)
+    if name == "tan" and not gpu.backend.ieee_arithmetic:
+        # GPUs' tan is sin / cos of WGSL's 2^-11 absolute bound (seen 2e-4 relative near the
+        # poles on an H200): compared as angles
+        err = np.abs(np.arctan(fast.numpy().astype(np.float64)) - np.arctan(want))
     assert float(err.max()) < 2e-5, f"{name}: fast built-in off by {float(err.max()):.2e}"
 
 

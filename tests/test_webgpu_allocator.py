@@ -35,7 +35,7 @@ class FakeDriver:
 def small_pool(pool_bytes: int) -> tuple[Allocator, FakeDriver]:
     driver = FakeDriver()
     memory = Allocator(driver)
-    memory.POOL_BYTES = pool_bytes
+    memory.pool_bytes = pool_bytes
     return memory, driver
 
 
@@ -85,7 +85,7 @@ def test_a_pool_full_of_stale_sizes_still_recycles_the_current_loop():
     # The stale buffers were evicted oldest first, only as many as needed.
     stale = [h for h in driver.destroyed if h[2] == 4096]
     assert [h[1] for h in stale] == [1]
-    assert memory.stats()["pooled_bytes"] <= memory.POOL_BYTES
+    assert memory.stats()["pooled_bytes"] <= memory.pool_bytes
 
 
 def test_eviction_is_least_recently_freed_first():

@@ -132,4 +132,4 @@ def test_soak_mixed_ops_then_no_live_buffers():
     assert after["live_bytes"] == baseline["live_bytes"] + cached[1], (baseline, after)
     # The pool recycles freed buffers: far fewer creations than operations, bounded pool.
     assert during.get("buffers_created", 0) - created_before < TOTAL_OPS // 10, during
-    assert after["pooled_bytes"] <= wt.asarray(0, device="webgpu").device.backend.memory.POOL_BYTES
+    assert after["pooled_bytes"] <= wt.asarray(0, device="webgpu").device.backend.memory.pool_bytes

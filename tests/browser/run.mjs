@@ -42,7 +42,7 @@ const SCENARIO_TIMEOUT_MS = 15 * 60 * 1000;
 // Asserts the SwiftShader default-device rule of native CPython; in a browser any adapter is the
 // default (tests/browser/test_in_browser.py::test_default_device_in_browser checks that rule).
 // The op-record table's CPU part (pure Python under jit) is the Pyodide stage's, and its random
-// cases would draw subnormals this adapter may flush (known_differences.py lists the
+// cases would draw subnormals this adapter may flush (tests/_flushing.py lists the
 // deterministic ones): node ids are prefixes here.
 const DESELECT = ["tests/test_webgpu.py::test_default_device_rule",
   "tests/test_conformance.py::test_grid[python-", "tests/test_conformance.py::test_random_cases"];
@@ -104,8 +104,7 @@ const testFiles = readdirSync(path.join(repoRoot, "tests"))
   .filter((f) => f.endsWith(".py") && (f.startsWith("_") || f === "conftest.py" ||
     WEBGPU_TESTS.test(f)))
   .map((f) => `tests/${f}`);
-const mounted = ["pyproject.toml", ...testFiles, "tests/browser/test_in_browser.py",
-  "tests/browser/known_differences.py"];
+const mounted = ["pyproject.toml", ...testFiles, "tests/browser/test_in_browser.py"];
 const webgpuTests = testFiles.filter((f) => WEBGPU_TESTS.test(path.basename(f)));
 
 // ---- static server -------------------------------------------------------------------------
@@ -135,7 +134,7 @@ const SCENARIOS = [
   {
     name: "pytest-main", scenario: "pytest",
     config: { files: mounted, wheels,
-      args: pytestArgs ?? ["-q", "-p", "known_differences", ...webgpuTests, "tests/browser/test_in_browser.py",
+      args: pytestArgs ?? ["-q", ...webgpuTests, "tests/browser/test_in_browser.py",
         ...DESELECT.flatMap((t) => ["--deselect", t])] },
     checks: (r) => [expect(r.rc === 0, `pytest exit code ${r.rc}`)],
   },

@@ -209,6 +209,9 @@ def _emit_members(group: Group, view_name: dict, fns: dict, fn_prefix: str, pref
         narrow = NARROW.get(out_storage)
         if narrow is not None:
             value = narrow.format(v=value)
+        elif out_storage == "f32":
+            # each op's own rounding, as run one by one (GPUs would fuse a * b + c across ops)
+            value = f"rounded_f32({value})"
         reg = f"{prefix}t{k}"
         lines.append(f"let {reg} = {value};")
         names[node.results[0].id] = reg

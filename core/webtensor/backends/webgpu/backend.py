@@ -118,17 +118,23 @@ class WebGPUBackend(Backend):
         # One thread at a time records into the open pass, the pool and the uniform arena:
         # every public method holds this (re-entrant: methods call each other).
         self.lock = threading.RLock()
-        self.memory = Allocator(driver)
         self.max_binding = driver.limits["max-storage-buffer-binding-size"]
-        self.routed: Counter = Counter()
-        self.plans: dict = {}  # the families' dispatch plans, by key
-        self._pipelines: dict = {}  # Kernel -> driver pipeline
         #: the adapter's row in tables of tuned kernel shapes (matmul.DIRECT_TILES)
         self.adapter_class = adapter_class(driver.adapter_info)
         #: a CPU adapter (SwiftShader, lavapipe): kernels that tune their shape ask
         self.software = self.adapter_class != "gpu"
+        self.memory = Allocator(driver, Allocator.POOL_BYTES if self.software else
+                                Allocator.GPU_POOL_BINDINGS * self.max_binding)
+        self.routed: Counter = Counter()
+        self.plans: dict = {}  # the families' dispatch plans, by key
+        self._pipelines: dict = {}  # Kernel -> driver pipeline
         #: kernels may use subgroup operations (reduce.py's trees)
         self.subgroups = "subgroups" in driver.features
+        #: the adapter rounds every float operation as IEEE says: `/` and sqrt correctly, no
+        #: multiply and add fused (CPU adapters' compilers); elsewhere (GPUs) float32.wgsl's
+        #: div_f32/sqrt_f32 take exact integer forms and prelude.wgsl's rounded_f32 keeps the
+        #: ops of a compiled program from fusing (WGSL constant IEEE_ARITHMETIC)
+        self.ieee_arithmetic = self.software
 
     # -- memory ----------------------------------------------------------------------------------
     def allocate(self, nbytes: int) -> GPUBuffer:
@@ -308,8 +314,12 @@ class WebGPUBackend(Backend):
             return True
 
     def _new_pipeline(self, kernel):
-        """Build ``kernel``'s pipeline and keep it."""
-        pipeline = self.driver.create_pipeline(kernel.wgsl, kernel.entry, kernel.n_in,
+        """Build ``kernel``'s pipeline and keep it; the adapter's constants (``IEEE_ARITHMETIC``)
+        are defined here, so one kernel text serves every adapter."""
+        wgsl = kernel.wgsl
+        if "IEEE_ARITHMETIC" in wgsl:
+            wgsl = kernels.with_constant(wgsl, "IEEE_ARITHMETIC", self.ieee_arithmetic)
+        pipeline = self.driver.create_pipeline(wgsl, kernel.entry, kernel.n_in,
                                                kernel.n_out, kernel.uniform_size)
         self._pipelines[kernel] = pipeline
         return pipeline

@@ -43,7 +43,7 @@ UNARY: dict[str, dict[str, str]] = {
     **{op: _float_and_complex(op) for op in _ops.UNARY_TRANSCENDENTAL},
     "sqrt": {"f32": "sqrt_f32(a)", "c64": "sqrt_c64(a)"},  # *_f32: subnormal-safe (float32.wgsl)
     # opq: the shader compiler would fold 0.0 * x to 0.0 (wrong for inf, NaN and -x)
-    "reciprocal": {"f32": "1.0 / a", "c64": "div_c64(vec2<f32>(1.0, opq(0.0)), a)"},
+    "reciprocal": {"f32": "div_f32(1.0, a)", "c64": "div_c64(vec2<f32>(1.0, opq(0.0)), a)"},
     "negative": {"f32": "neg_f32(a)", "i32": "-a", "u32": "0u - a", "i64": "neg_u64(a)",
                  "u64": "neg_u64(a)", "c64": "neg_c64(a)"},
     "positive": {**_IDENTITY, "c64": "a"},
@@ -121,7 +121,7 @@ BINARY: dict[str, dict[str, str]] = {
                  "c64": "a - b"},
     "multiply": {"f32": "a * b", "i32": "a * b", "u32": "a * b", "bool": "a & b",
                  **_int64("mul_u64(a, b)"), "c64": "mul_c64(a, b)"},
-    "divide": {"f32": "a / b", "c64": "div_c64(a, b)"},
+    "divide": {"f32": "div_f32(a, b)", "c64": "div_c64(a, b)"},
     "floor_divide": {"f32": "floor_divide_f32(a, b)", "i32": "floor_div_i32(a, b)",
                      "u32": "floor_div_u32(a, b)",
                      **_int64("floor_div_i64(a, b)", "floor_div_u64(a, b)")},
@@ -236,6 +236,8 @@ FAST_F32 = {
                                  "tanh", "atan", "sqrt")},
     "log10": "log2(a) * 0.30102999566398120",
     "atan2": "atan2(a, b)",
+    "divide": "a / b",
+    "reciprocal": "1.0 / a",
 }
 
 

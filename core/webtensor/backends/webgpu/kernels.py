@@ -45,6 +45,16 @@ def _calls(text: str) -> set[str]:
     return set(re.findall(r"\b(\w+)\s*\(", text))
 
 
+def with_constant(text: str, name: str, value: bool) -> str:
+    """``text`` with ``const name: bool = value;`` defined after its ``enable`` directives."""
+    lines = text.split("\n")
+    at = 0
+    while at < len(lines) and lines[at].startswith(("enable ", "requires ")):
+        at += 1
+    lines.insert(at, f"const {name}: bool = {'true' if value else 'false'};")
+    return "\n".join(lines)
+
+
 def with_libraries(text: str) -> str:
     """``text`` followed by every helper library it needs (transitively)."""
     used: list[str] = []

@@ -153,6 +153,9 @@ fn nearest_root_u32(four_x: vec2<u32>, estimate: u32) -> u32 {
     for (var i = 0; i < 3; i++) {
         let up = less_u64(square_u64(2u * root + 1u), four_x);
         let down = less_u64(four_x, square_u64(2u * root - 1u));
+        if (!(up | down)) {
+            break;  // the usual case after one test: the built-in's root was right
+        }
         root = root + select(0u, 1u, up) - select(0u, 1u, down);
     }
     return root;

@@ -168,6 +168,12 @@ def test_every_device_agrees_on_special_inputs(dev, dt, name):
     rel = 1e-5 if dt is wt.complex64 else 1e-13
     special = [i for i, x in enumerate(xs) if not (math.isfinite(x.real) and math.isfinite(x.imag))
                or name == "pow"]
-    bad = [(xs[i], got[i], want[i]) for i in special if not same(got[i], want[i], rel)]
+    # The sign of a zero part of a power is that of the arithmetic (not in the standards), and
+    # GPU compilers need not keep the sign of a zero through arithmetic (WGSL allows it; seen
+    # on an H200): there, pow's zero parts are compared without their signs.
+    gpu = getattr(dev.backend, "software", True) is False
+    zero_signs = not (name == "pow" and gpu)
+    bad = [(xs[i], got[i], want[i]) for i in special
+           if not same(got[i], want[i], rel, zero_signs=zero_signs)]
     assert not bad, f"{name}: {len(bad)} differ from {reference}, e.g. " + "; ".join(
         f"{x!r} -> {g!r} vs {w!r}" for x, g, w in bad[:4])

@@ -121,9 +121,10 @@ def _fmt(inputs, i, got, want):
     return f"  inputs ({ins}) got {complex(got[i])!r} want {complex(want[i])!r}"
 
 
-def assert_close(op, got, want, inputs, bound_eps, *, specials=True):
+def assert_close(op, got, want, inputs, bound_eps, *, specials=True, zero_signs=True):
     """Finite ``want``: normwise within ``bound_eps`` (an array or a number) epsilons, or both
-    below float32's normal range; special parts: the same class (see module docstring)."""
+    below float32's normal range; special parts: the same class (see module docstring), tiny
+    parts of either sign alike unless ``zero_signs``."""
     got, want = got.reshape(-1), want.reshape(-1)
     bound = np.broadcast_to(np.asarray(bound_eps, dtype=np.float64), want.shape)
     finite = np.isfinite(want)
@@ -134,6 +135,8 @@ def assert_close(op, got, want, inputs, bound_eps, *, specials=True):
     bad = finite & ~ok
     if specials:
         g, w = _classes(got), _classes(want)
+        if not zero_signs:
+            g, w = [np.where(c == 4, 5, c) for c in g], [np.where(c == 4, 5, c) for c in w]
         special = (w[0] != 0) | (w[1] != 0) | (g[0] != 0) | (g[1] != 0)
         bad |= special & ((g[0] != w[0]) | (g[1] != w[1]))
     idx = np.nonzero(bad)[0]
@@ -293,7 +296,11 @@ def test_pow_within_bound_and_specials():
     # float32 overflow where the exact result overflows: any non-finite result will do
     overflow = np.isfinite(a) & np.isfinite(b) & ~np.isfinite(want) & ~np.isfinite(got)
     keep = ~overflow
-    assert_close("pow", got[keep], want[keep], [a[keep], b[keep]], bound[keep])
+    # the sign of a zero part of a power is the arithmetic's (not in the standards), and GPU
+    # compilers need not keep the sign of a zero through arithmetic (WGSL allows it; seen on
+    # an H200): there the zero parts are compared without their signs
+    assert_close("pow", got[keep], want[keep], [a[keep], b[keep]], bound[keep],
+                 zero_signs=B.software)
     # NumPy's special cases, spelled out
     assert got[(a == 0) & (b.real > 0) & np.isfinite(b)].tolist() == \
         [0j] * int(np.sum((a == 0) & (b.real > 0) & np.isfinite(b)))

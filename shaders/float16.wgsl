@@ -72,7 +72,7 @@ fn nextafter16(x: f32, y: f32, bits: u32, is_bf16: bool) -> f32 {
     let bx = bitcast<u32>(x);
     let by = bitcast<u32>(y);
     if (bx == by || ((bx | by) & 0x7fffffffu) == 0u) {
-        return select(y, x, !is_bf16);
+        return y;  // equal: y, as C99 and NumPy 2.5 (nextafter(0.0, -0.0) is -0.0)
     }
     var h = select(bits - 1u, bits + 1u, (f32_key(x) < f32_key(y)) != sign_bit_f32(x));
     if ((bx & 0x7fffffffu) == 0u) {

@@ -304,11 +304,12 @@ _E = struct.Struct("<e")
 
 
 def _nextafter_half(x, y):
-    """NumPy's ``npy_half_nextafter`` (equal inputs give x; NaN gives the canonical NaN)."""
+    """NumPy's ``npy_half_nextafter`` as of NumPy 2.5 (equal inputs give y, as C99 says:
+    nextafter(0.0, -0.0) is -0.0; NaN gives the canonical NaN)."""
     if x != x or y != y:
         return NAN
     if x == y:
-        return x
+        return y
     if x == 0:
         return _copysign(2.0 ** -24, y)
     b = _H.unpack(_E.pack(x))[0]

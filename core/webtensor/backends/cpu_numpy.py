@@ -1010,6 +1010,12 @@ class NumpyBackend(Backend):
         self.store(out, result)
 
     def binary(self, op, out, a, b):
+        if op == "nextafter" and a.dtype is _d.float16:
+            # NumPy before 2.5 gave x for equal float16 inputs (nextafter(0.0, -0.0) == 0.0);
+            # C99, float32/float64 and NumPy 2.5 give y
+            x, y = self._operand(a), self._operand(b)
+            self.store(out, np.where(x == y, y, _quietly(np.nextafter, x, y)))
+            return
         ufunc = _direct(op, a.dtype, b.dtype, out.dtype)
         if ufunc is not None:  # one ufunc call straight into the output
             shape = out.shape

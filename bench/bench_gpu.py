@@ -247,6 +247,10 @@ def main() -> None:
                         help="the GPU's memory bandwidth in GB/s (default: an H200's 4800)")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--only", default="", help="comma-separated sections to run")
+    parser.add_argument("--tiles", default="4x4,4x8,8x4,8x8",
+                        help="register tiles (rows x columns) of the kernels section")
+    parser.add_argument("--kernel-sizes", default="2048,4096",
+                        help="matrix sizes of the kernels section")
     args = parser.parse_args()
     info = wt.device_info(GPU)
     adapter = info["adapter"]
@@ -260,7 +264,8 @@ def main() -> None:
     only = set(filter(None, args.only.split(",")))
 
     head = ["case", "webgpu", "torch"]
-    tiles = [(4, 4), (4, 8), (8, 4), (8, 8)]
+    tiles = [tuple(int(v) for v in t.split("x")) for t in args.tiles.split(",")]
+    kernel_sizes = [int(v) for v in args.kernel_sizes.split(",")]
     sections = {
         "matmul": ("matmul (ms; GFLOP/s; ratio: webgpu speed / torch speed)",
                    head + ["webgpu GFLOP/s", "torch GFLOP/s", "of peak", "ratio"],
@@ -268,7 +273,7 @@ def main() -> None:
                                        args.peak_tflops)),
         "kernels": ("matmul kernels (GFLOP/s): matmul_direct.wgsl by register tile, matmul.wgsl",
                     ["size"] + [f"{r}x{c}" for r, c in tiles] + ["tiled"],
-                    lambda: kernel_rows((256,) if quick else (2048, 4096), tiles)),
+                    lambda: kernel_rows((256,) if quick else kernel_sizes, tiles)),
         "bandwidth": ("elementwise, copy and sum (µs; GB/s of input + output)",
                       head + ["webgpu GB/s", "torch GB/s", "of peak", "ratio"],
                       lambda: [row for n in ((1 << 20,) if quick else (1 << 24, 1 << 25))

@@ -271,7 +271,9 @@ def _direct_store(dtype_name: str, t: str, epilogue, rows: int, cols: int) -> st
 # first use (no shader cache) lavapipe takes 0.4 / 0.65 / 1.4 / 3.1 / 7.3 s for 16x4 / 16x8 /
 # 16x16 / 32x16 / 32x32, and SwiftShader's 32x32 spills (2.2).  The tables stop at 16x16, and
 # products under ``TILED_WORK`` keep the first tile (a larger one would save less than it
-# takes to compile).  GPUs keep 4x4 (not measured here: no GPU).  ``direct_tile`` picks.
+# takes to compile).  GPUs keep 4x4: on an H200 it was best or tied with 1x4 to 8x8 and the
+# workgroup-tiled kernel from 1024^2 up (about 20 TFLOP/s at 2048^2, bench_gpu.py's kernels
+# section).  ``direct_tile`` picks.
 DIRECT_TILES = {
     "llvmpipe": {(16, 4): 1.54, (16, 8): 2.43, (16, 16): 3.16},
     "software": {(16, 4): 1.79, (16, 8): 1.89, (16, 16): 2.63},

@@ -161,15 +161,24 @@ fn nearest_root_u32(four_x: vec2<u32>, estimate: u32) -> u32 {
     return root;
 }
 
+// The built-in's sqrt, also of subnormals (the built-in sees a flushed one as +-0):
+// sqrt(x 2^100) 2^-50 scales exactly.
+fn sqrt_builtin_f32(x: f32) -> f32 {
+    let sub = is_tiny_f32(x) & nonzero_f32(x);
+    let r = sqrt(select(x, abs_scaled_up_f32(x), sub));
+    return select(r, select(r * 0x1p-50f, nan_f32(), sign_bit_f32(x)), sub);
+}
+
 // sqrt rounded to nearest even, also of subnormals: the built-in's root of the significand
 // (scaled to an integer in [2^46, 2^48), so its root is in [2^23, 2^24)) corrected by exact
 // integer tests against the midpoints either side.
 fn sqrt_f32(x: f32) -> f32 {
-    let sub = is_tiny_f32(x) & nonzero_f32(x);
-    if (IEEE_ARITHMETIC | !is_finite_f32(x) | !nonzero_f32(x) | sign_bit_f32(x)) {
-        // the built-in sees a flushed subnormal as +-0: sqrt(x 2^100) 2^-50 scales exactly
-        let r = sqrt(select(x, abs_scaled_up_f32(x), sub));
-        return select(r, select(r * 0x1p-50f, nan_f32(), sign_bit_f32(x)), sub);
+    // (the constant test alone: a compiler folds it away, CPU adapters pay no branch)
+    if (IEEE_ARITHMETIC) {
+        return sqrt_builtin_f32(x);
+    }
+    if (!is_finite_f32(x) | !nonzero_f32(x) | sign_bit_f32(x)) {
+        return sqrt_builtin_f32(x);
     }
     let p = unpack_f32(bitcast<u32>(x));
     // x = m 2^(e - 150) = X 2^(e - 150 - s) with X = m 2^s and an even power of two

@@ -91,10 +91,14 @@ fn small_i32_to_f32(k: i32) -> f32 {
     return opq(bitcast<f32>(k + 0x4b400000) - 0x1.8p23f);
 }
 
-// clamp(x, lo, hi) for lo <= hi; NaN stays NaN (decided on bits: NVIDIA's compiler turned the
-// two selects into a min/max that returns lo for NaN).
+// clamp(x, lo, hi) for lo <= hi; NaN stays NaN.  GPUs (IEEE_ARITHMETIC false) decide NaN on
+// bits: NVIDIA's compiler turned the two selects into a min/max that returns lo for NaN.
 fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
-    return select(select(select(x, lo, x < lo), hi, x > hi), x, is_nan_f32(x));
+    let c = select(select(x, lo, x < lo), hi, x > hi);
+    if (IEEE_ARITHMETIC) {
+        return c;
+    }
+    return select(c, x, is_nan_f32(x));
 }
 
 fn clamp_i32(k: i32, lo: i32, hi: i32) -> i32 {

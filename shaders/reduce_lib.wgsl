@@ -11,21 +11,26 @@
 //                 argmax/argmin x, y = key, z = index
 // float16/bfloat16 use the float32 sum/prod accumulators (their values are exact in float32)
 // and round once at the end (reduce_half.wgsl, appended for those dtypes).
-// Uniforms/bindings: uses uniform slot 0 and in0's length (rd_opq); needs params.wgsl and
-// prelude.wgsl.
+// Uniforms/bindings: uses in0's length and (GPUs) uniform slot 0 (rd_opq); needs params.wgsl
+// and prelude.wgsl.
 // Dtypes: every 8/16/32/64-bit int, bool, float16/bfloat16/float32 (as their compute types).
 
 // An identity the shader compiler cannot see through, so fast-math rewrites such as
 // (a + b) - a -> b stay away from error-free transformations.  Two zeros that different
-// compilers cannot prove, together:
-// - uniform slot 0 (params.wgsl's `opq`): lavapipe inlines uniform values into shaders whose
-//   loops they bound, folds it away and reassociates two_sum into zero (seen: a triple-float
-//   scan lost its low words);
-// - in0's length shifted past any binding (at most 128 MiB: 2^25 words, 2^23 vec4s): NVIDIA's
-//   Vulkan compiler knows a binding's bound, folds the shift to 0 and then reassociates (seen:
-//   [1e8, 1e-3 x 10^4, -1e8] summed to 0 on an H200).
+// compilers cannot prove:
+// - in0's length shifted past any binding (at most 128 MiB: 2^25 words, 2^23 vec4s), for CPU
+//   adapters: lavapipe inlines uniform values into shaders whose loops they bound, so it
+//   folds params.wgsl's `opq` and reassociates two_sum into zero (seen: a triple-float scan
+//   lost its low words);
+// - uniform slot 0 as well on GPUs (IEEE_ARITHMETIC false): NVIDIA's Vulkan compiler knows a
+//   binding's bound, folds the shift to 0 and then reassociates (seen: [1e8, 1e-3 x 10^4,
+//   -1e8] summed to 0 on an H200).  (CPU adapters skip the xor: it costs them per use.)
 fn rd_opq(x: f32) -> f32 {
-    return bitcast<f32>((bitcast<u32>(x) ^ P[0].x) + (arrayLength(&in0) >> 27u));
+    let hidden = bitcast<u32>(x) + (arrayLength(&in0) >> 27u);
+    if (IEEE_ARITHMETIC) {
+        return bitcast<f32>(hidden);
+    }
+    return bitcast<f32>(hidden ^ P[0].x);
 }
 
 // -- error-free transformations ------------------------------------------------------------------

@@ -237,3 +237,12 @@ def test_the_root_correction_steps_from_any_estimate_within_three():
     got = out.tolist()
     bad = [(c, g, w) for c, g, w in zip(cases, got, want) if g != w]
     assert not bad, f"{len(bad)} of {len(cases)} roots wrong, e.g. {bad[:4]}"
+
+
+def test_the_constant_is_defined_after_the_enable_directives():
+    """WGSL wants ``enable`` directives first: the backend's constant goes right after them."""
+    text = "enable f16;\nenable subgroups;\nfn f() -> bool {\n    return IEEE_ARITHMETIC;\n}"
+    lines = kernels.with_constant(text, "IEEE_ARITHMETIC", False).split("\n")
+    assert lines[:3] == ["enable f16;", "enable subgroups;", "const IEEE_ARITHMETIC: bool = false;"]
+    assert kernels.with_constant("fn g() {}", "IEEE_ARITHMETIC", True).startswith(
+        "const IEEE_ARITHMETIC: bool = true;\nfn g() {}")

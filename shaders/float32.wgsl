@@ -131,7 +131,9 @@ fn div_exact_f32(a: f32, b: f32) -> f32 {
     return compose_f32(sign, q, e, r != 0u);
 }
 
-// (hi, lo) = v * v for v < 2^26, as 64 bits.
+// (lo, hi) = v * v for v < 2^26, as 64 bits.  (int64.wgsl's mul_u64/lt_u64 do as much, but
+// calling them would append int64.wgsl and int32.wgsl to every kernel that takes float32.wgsl:
+// longer compiles on CPU adapters for code only GPUs run.)
 fn square_u64(v: u32) -> vec2<u32> {
     let h = v >> 16u;
     let l = v & 0xffffu;

@@ -38,3 +38,37 @@ def reduce_plan_fixture(request, monkeypatch):
     plans = reduce.REDUCE_PLANS
     monkeypatch.setattr(reduce, "REDUCE_PLANS", dict.fromkeys(plans, plans[request.param]))
     return request.param
+
+
+_TEST_KERNEL = """
+@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 16>;
+@group(0) @binding(1) var<storage, read> in0: array<{elem}>;
+@group(0) @binding(2) var<storage, read_write> out0: array<u32>;
+{params}
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
+    let i = gid.x;
+    if (i >= prm(1u)) {{
+        return;
+    }}
+{body}
+}}
+"""
+
+
+def run_wgsl(body: str, x, items: int, out_words: int) -> list[int]:
+    """Run WGSL ``body`` (statements for invocation ``i`` < ``items``, reading ``in0``: the
+    float32 or uint32 webgpu tensor ``x``, writing ``out_words`` u32 words of ``out0``) with the
+    library functions it calls; returns ``out0``'s words.  For tests of internal helpers."""
+    import webtensor as wt
+    from webtensor.backends.webgpu import kernels
+    from webtensor.tensor import empty
+
+    elem = {"float32": "f32", "uint32": "u32"}[x.dtype.name]
+    text = _TEST_KERNEL.format(elem=elem, params=kernels.source("params"),
+                               body="\n".join("    " + line for line in body.strip().split("\n")))
+    kernel = kernels.Kernel(kernels.with_libraries(text), 1, 1, 256)
+    out = empty((out_words,), wt.uint32, x.device)
+    x.device.backend.launch(kernel, [x._data, out._data], kernels.Params(items, items),
+                            -(-items // 64))
+    return out.tolist()

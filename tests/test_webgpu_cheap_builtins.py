@@ -24,33 +24,21 @@ import struct
 
 import pytest
 
-from _gpu import webgpu_or_skip
+from _gpu import run_wgsl, webgpu_or_skip
 
 GPU, CPU, B = webgpu_or_skip()
 
 import webtensor as wt  # noqa: E402
 from webtensor.backends.webgpu import kernels  # noqa: E402
-from webtensor.tensor import empty  # noqa: E402
 
-_KERNEL = """
-@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 16>;
-@group(0) @binding(1) var<storage, read> in0: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out0: array<u32>;
-""" + kernels.source("params") + """
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= prm(1u)) {
-        return;
-    }
-    let x = in0[i];
-    out0[6u * i] = bitcast<u32>(round_small_f32(x));
-    out0[6u * i + 1u] = bitcast<u32>(round_small_i32(x));
-    out0[6u * i + 2u] = bitcast<u32>(small_i32_to_f32(round_small_i32(x)));
-    out0[6u * i + 3u] = bitcast<u32>(clamp_f32(x, -2.5, 1000.0));
-    out0[6u * i + 4u] = bitcast<u32>(clamp_i32(round_small_i32(x), -3, 7));
-    out0[6u * i + 5u] = bitcast<u32>(round(x));
-}
+_BODY = """
+let x = in0[i];
+out0[6u * i] = bitcast<u32>(round_small_f32(x));
+out0[6u * i + 1u] = bitcast<u32>(round_small_i32(x));
+out0[6u * i + 2u] = bitcast<u32>(small_i32_to_f32(round_small_i32(x)));
+out0[6u * i + 3u] = bitcast<u32>(clamp_f32(x, -2.5, 1000.0));
+out0[6u * i + 4u] = bitcast<u32>(clamp_i32(round_small_i32(x), -3, 7));
+out0[6u * i + 5u] = bitcast<u32>(round(x));
 """
 
 
@@ -59,12 +47,8 @@ def _f32(x: float) -> float:
 
 
 def _run(values: list[float]) -> list[tuple]:
-    kernel = kernels.Kernel(kernels.with_libraries(_KERNEL), 1, 1, 256)
     x = wt.asarray(values, dtype=wt.float32, device=GPU)
-    out = empty((6 * len(values),), wt.uint32, x.device)
-    B.launch(kernel, [x._data, out._data], kernels.Params(len(values), len(values)),
-             -(-len(values) // 64))
-    words = out.tolist()
+    words = run_wgsl(_BODY, x, len(values), 6 * len(values))
     return [tuple(words[6 * i:6 * i + 6]) for i in range(len(values))]
 
 

@@ -19,14 +19,14 @@ import struct
 
 import pytest
 
-from _gpu import webgpu_or_skip
+from _flushing import flushes_subnormals
+from _gpu import run_wgsl, webgpu_or_skip
 from _oracle import f32_round_py
 
 GPU, CPU, B = webgpu_or_skip()
 
 import webtensor as wt  # noqa: E402
 from webtensor.backends.webgpu import kernels  # noqa: E402
-from webtensor.tensor import empty  # noqa: E402
 
 
 def _f32(bits: int) -> float:
@@ -48,11 +48,6 @@ def integer_forms():
     yield backend
     with backend.lock:
         backend._pipelines, backend.ieee_arithmetic = saved
-
-
-def _flushes() -> bool:
-    tiny = wt.asarray([1e-45], dtype=wt.float32, device=GPU)
-    return (tiny + 0.0).tolist() == [0.0]
 
 
 def _values(n: int, seed: int) -> list[float]:
@@ -113,7 +108,7 @@ def _check(name, inputs, got, want, flushes):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_divide_is_correctly_rounded(integer_forms, seed):
-    flushes = _flushes()
+    flushes = flushes_subnormals()
     xs = _values(3000, seed)
     ys = _values(3000, seed + 100)
     random.Random(seed).shuffle(ys)
@@ -130,7 +125,7 @@ def test_divide_is_correctly_rounded(integer_forms, seed):
 
 
 def test_sqrt_is_correctly_rounded(integer_forms):
-    flushes = _flushes()
+    flushes = flushes_subnormals()
     xs = _values(6000, 7)
     # perfect squares and their neighbours (roots next to a midpoint or on a float)
     for m in (1, 3, 4095, 4097, 8388607, 8388608, 16777215):
@@ -144,7 +139,7 @@ def test_sqrt_is_correctly_rounded(integer_forms):
 
 @pytest.mark.parametrize("op", ["floor_divide", "remainder", "atan2"])
 def test_functions_on_division_match_the_cpu(integer_forms, op):
-    flushes = _flushes()
+    flushes = flushes_subnormals()
     xs = _values(1500, 3)
     ys = _values(1500, 4)
     pairs = [(x, y) for x in xs[:40] for y in xs[:40]] + list(zip(xs, ys))
@@ -172,7 +167,7 @@ def test_complex_division_and_sign_match_the_cpu(integer_forms):
     ws = [complex(xs[(i * 7) % len(xs)], xs[(i * 13) % len(xs)]) for i in range(len(xs))]
     # sign's magnitude of subnormal parts is abs's (ULP-bounded, not exact): normal parts only
     normal = [z for z in zs if not any(0 < abs(p) < 2.0 ** -126 for p in (z.real, z.imag))]
-    flushes = _flushes()
+    flushes = flushes_subnormals()
     if flushes:
         # Smith's method multiplies by the ratio of the divisor's parts, which a flushing
         # adapter takes for 0 where it is subnormal: parts within 2^+-60 of each other only
@@ -197,19 +192,8 @@ def test_the_adapter_class_decides_the_built_ins_and_the_pool():
                                          else 4 * backend.max_binding)
 
 
-_ROOT_KERNEL = """
-@group(0) @binding(0) var<uniform> P: array<vec4<u32>, 16>;
-@group(0) @binding(1) var<storage, read> in0: array<u32>;
-@group(0) @binding(2) var<storage, read_write> out0: array<u32>;
-""" + kernels.source("params") + """
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= prm(1u)) {
-        return;
-    }
-    out0[i] = nearest_root_u32(vec2<u32>(in0[3u * i], in0[3u * i + 1u]), in0[3u * i + 2u]);
-}
+_ROOT_BODY = """
+out0[i] = nearest_root_u32(vec2<u32>(in0[3u * i], in0[3u * i + 1u]), in0[3u * i + 2u]);
 """
 
 
@@ -229,12 +213,8 @@ def test_the_root_correction_steps_from_any_estimate_within_three():
             cases.append((4 * x, nearest + off))
             want.append(nearest)
     words = [w for four_x, est in cases for w in (four_x & 0xffffffff, four_x >> 32, est)]
-    kernel = kernels.Kernel(kernels.with_libraries(_ROOT_KERNEL), 1, 1, 256)
-    x = wt.asarray(words, dtype=wt.uint32, device=GPU)
-    out = empty((len(cases),), wt.uint32, x.device)
-    B.launch(kernel, [x._data, out._data], kernels.Params(len(cases), len(cases)),
-             -(-len(cases) // 64))
-    got = out.tolist()
+    got = run_wgsl(_ROOT_BODY, wt.asarray(words, dtype=wt.uint32, device=GPU), len(cases),
+                   len(cases))
     bad = [(c, g, w) for c, g, w in zip(cases, got, want) if g != w]
     assert not bad, f"{len(bad)} of {len(cases)} roots wrong, e.g. {bad[:4]}"
 

@@ -135,6 +135,10 @@ class WebGPUBackend(Backend):
         #: div_f32/sqrt_f32 take exact integer forms and prelude.wgsl's rounded_f32 keeps the
         #: ops of a compiled program from fusing (WGSL constant IEEE_ARITHMETIC)
         self.ieee_arithmetic = self.software
+        #: kernels that may (``Kernel.widens``) run two work items per invocation: SwiftShader
+        #: pays to start each one (WGSL constant WIDE_INVOCATIONS; kernels.py says more);
+        #: lavapipe measured the same either way
+        self.wide_invocations = self.adapter_class == "software"
 
     # -- memory ----------------------------------------------------------------------------------
     def allocate(self, nbytes: int) -> GPUBuffer:
@@ -292,6 +296,8 @@ class WebGPUBackend(Backend):
         uniforms = params if params.__class__ is bytes else params.pack(kernel)
         for b in buffers[kernel.n_in:]:
             self._writable(b)
+        if kernel.widens and self.wide_invocations:
+            groups = -(-groups // 2)
         if kernel.deferred is not None and self.software and groups >= DEFER_MIN_GROUPS:
             self._launch_deferred(kernel, buffers, uniforms, groups)
         else:
@@ -319,6 +325,8 @@ class WebGPUBackend(Backend):
         wgsl = kernel.wgsl
         if "IEEE_ARITHMETIC" in wgsl:
             wgsl = kernels.with_constant(wgsl, "IEEE_ARITHMETIC", self.ieee_arithmetic)
+        if kernel.widens:
+            wgsl = kernels.with_constant(wgsl, "WIDE_INVOCATIONS", self.wide_invocations)
         pipeline = self.driver.create_pipeline(wgsl, kernel.entry, kernel.n_in,
                                                kernel.n_out, kernel.uniform_size)
         self._pipelines[kernel] = pipeline

@@ -114,12 +114,12 @@ def _assign(dev, target, x) -> bool:
     shape, (sx, st) = kernels.collapse(target.shape, [x.strides, target.strides])
     contiguous_src = kernels.is_contiguous_1d(shape, sx)
     if eb >= 4:
-        if st and _inverse_view(shape, st, target.offset) is None:
+        contiguous_dst = kernels.is_contiguous_1d(shape, st)
+        if not contiguous_dst and st and _inverse_view(shape, st, target.offset) is None:
             # a target that overlaps itself (a zero stride...): GPU threads would race for
             # the shared elements (and tear 8-byte ones), the CPU writes them in order
             return False
         words = eb // 4
-        contiguous_dst = kernels.is_contiguous_1d(shape, st)
         src, dst = x.offset * words, target.offset * words  # in words
         if contiguous_src and contiguous_dst and not (src | dst | n * words) & 3 \
                 and not (x._data.size | target._data.size) & 15:

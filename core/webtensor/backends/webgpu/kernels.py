@@ -95,6 +95,36 @@ def reaches(text: str, targets) -> bool:
     return False
 
 
+def inlined_size(text: str) -> int:
+    """Characters of library code that code ``text`` calls, directly or not: what a compiler
+    that inlines every call (SwiftShader's) has to compile once per call site."""
+    graph, sizes = _library_calls(), _library_sizes()
+    pending, seen = list(_calls(text)), set()
+    while pending:
+        name = pending.pop()
+        if name not in seen and name in graph:
+            seen.add(name)
+            pending.extend(graph[name])
+    return sum(sizes[name] for name in seen)
+
+
+@cache
+def _library_sizes() -> dict[str, int]:
+    return {m.group(1): len(m.group(0)) for lib in _LIBRARIES
+            for m in re.finditer(r"^fn\s+(\w+)(.*?)(?=^fn\s|\Z)", source(lib), re.S | re.M)}
+
+
+# -- wide invocations -----------------------------------------------------------------------------
+# CPU adapters pay to start every invocation: on SwiftShader a vec4 kernel over 1M float32 that
+# stores a constant takes 4.0 ms with one vec4 per invocation and 2.3 ms with four (x + y: 7.5
+# -> 6.0 ms with two).  Short vec4 kernels therefore carry a second work item per invocation
+# behind the WGSL constant WIDE_INVOCATIONS, defined per adapter (WebGPUBackend.
+# wide_invocations) like IEEE_ARITHMETIC.  Long ones (exact sin or pow: 9-10K characters of
+# library code inlined at each of four lanes) would compile twice as long for a few percent;
+# the bound keeps division, sqrt, exp, log and tanh wide (3-5K each, GPU-only forms
+# included), and a few of them together.
+WIDE_MAX_CHARS = 8000
+
 # -- rare paths, deferred -------------------------------------------------------------------------
 # CPU adapters run every side of every branch for every group of lanes (SwiftShader emits no
 # real branches), so a costly path that almost no argument takes costs its full price on every
@@ -224,6 +254,9 @@ class Kernel:
     entry: str = "main"
     #: (flagging kernel, redo kernel) where the code reaches a rare path (see ``RARE_PATHS``)
     deferred: tuple[Kernel, Kernel] | None = None
+    #: each invocation runs a second work item, a grid apart, where the adapter asks for
+    #: ``WIDE_INVOCATIONS`` (``launch`` halves the workgroups then)
+    widens: bool = False
     _hash: int = field(default=0, init=False, compare=False, repr=False)
 
     def __hash__(self) -> int:
@@ -268,12 +301,14 @@ def header(n_in: int, n_out: int, vec4s: int, element: str = "u32",
 
 
 def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKGROUP,
-                count: str = "prm(2u)", role: str = "plain") -> str:
+                count: str = "prm(2u)", role: str = "plain", wide: bool = False) -> str:
     """The ``main`` of a kernel over ``count`` work items: each invocation runs ``body`` for
     up to ``items`` of them (``index``), a whole grid apart, so neighbouring invocations touch
     neighbouring words (coalesced on GPUs, fewer invocations on CPU adapters).  Roles of a
     deferred pair (``RARE_PATHS``): ``"defer"`` lists the invocation when its work items met a
-    rare path, ``"redo"`` runs the listed invocations' work items again."""
+    rare path, ``"redo"`` runs the listed invocations' work items again.  ``wide`` (one
+    item per invocation only): a second item, a grid further, where the adapter defines
+    ``WIDE_INVOCATIONS`` true (``WIDE_INVOCATIONS``, above)."""
     if role == "redo":
         wg = REDO_GROUP
     lines = [f"@compute @workgroup_size({wg})",
@@ -290,6 +325,10 @@ def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKG
     if items == 1:
         lines += [f"    let {index} = first;",
                   f"    if ({index} >= {count}) {{", "        return;", "    }", body]
+        if wide:  # (a block, not a return: the flagging kernel reads its flag after it)
+            lines += ["    if (WIDE_INVOCATIONS) {", f"        let {index} = first + stride;",
+                      f"        if ({index} < {count}) {{", "\n".join("        " + line for line in body.split("\n")),
+                      "        }", "    }"]
     else:
         # (the flagging kernel leaves the loop, not the invocation: its flag is read after)
         leave = "break" if role == "defer" else "return"
@@ -307,11 +346,12 @@ def indent(lines) -> str:
     return "\n".join("    " + line for line in lines)
 
 
-def _role_kernel(text: str, n_in: int, n_out: int, vec4s: int, role: str) -> Kernel:
+def _role_kernel(text: str, n_in: int, n_out: int, vec4s: int, role: str,
+                 wide: bool = False) -> Kernel:
     """The Kernel of ``text`` in ``role`` (``header``): the redo kernel binds its list as one
     more input, the flagging kernel its redo buffer as one more output."""
     return Kernel(with_libraries(text), n_in + (role == "redo"), n_out + (role == "defer"),
-                  vec4s * 16)
+                  vec4s * 16, widens=wide)
 
 
 def render(template: str, n_in: int, n_out: int, slots: int, in0: str | None = None,
@@ -324,16 +364,17 @@ def render(template: str, n_in: int, n_out: int, slots: int, in0: str | None = N
 
 
 def program_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int,
-                   element: str = "u32", items: int = ITEMS, wg: int = WORKGROUP) -> Kernel:
+                   element: str = "u32", items: int = ITEMS, wg: int = WORKGROUP,
+                   wide: bool = False) -> Kernel:
     """A kernel of generated ``functions`` and a ``body`` run per work item ``t``
-    (``entry_point``), buffers bound as ``array<element>``; with its deferred pair when the
-    code reaches a rare path."""
+    (``entry_point``, ``wide`` there), buffers bound as ``array<element>``; with its deferred
+    pair when the code reaches a rare path."""
     vec4s = uniform_vec4s(slots)
 
     def make(role: str) -> Kernel:
         text = "\n".join([header(n_in, n_out, vec4s, element, role=role), "", functions, "",
-                          entry_point(body, items=items, wg=wg, role=role)])
-        return _role_kernel(text, n_in, n_out, vec4s, role)
+                          entry_point(body, items=items, wg=wg, role=role, wide=wide)])
+        return _role_kernel(text, n_in, n_out, vec4s, role, wide)
 
     return with_deferred_pair(make, functions + body)
 
@@ -565,9 +606,11 @@ def vec4_store(storage: str, buf: str, lanes) -> str:
 @lru_cache(maxsize=1024)
 def vec4_kernel(functions: str, body: str, n_in: int, n_out: int, slots: int) -> Kernel:
     """A kernel of one invocation per four output elements (``t``; ``i = 4 t``): ``body``
-    loads with ``vec4_load`` and stores with ``vec4_store``; ``vec4_groups`` workgroups."""
+    loads with ``vec4_load`` and stores with ``vec4_store``; ``vec4_groups`` workgroups.
+    Short code runs wide on adapters that ask (``WIDE_INVOCATIONS``)."""
     return program_kernel(functions, "    let i = t * 4u;\n" + body, n_in, n_out, slots,
-                          "vec4<u32>", items=1, wg=VEC4_WORKGROUP)
+                          "vec4<u32>", items=1, wg=VEC4_WORKGROUP,
+                          wide=inlined_size(functions + body) <= WIDE_MAX_CHARS)
 
 
 def vec4_groups(threads: int) -> int:

@@ -22,7 +22,7 @@ import math
 
 from .. import _validate
 from .. import dtypes as _d
-from ..tensor import Tensor, cast, from_values
+from ..tensor import Tensor, cast, empty, from_values
 from . import _reduce as _r
 from . import elementwise as ew
 from ._common import (
@@ -33,6 +33,7 @@ from ._common import (
     check_supported,
     float_dtype_for,
     promote,
+    stretched_operand,
 )
 from .creation import asarray
 
@@ -116,7 +117,15 @@ def _float_input(x, fn: str):
 
 def _mean_in(x: Tensor, axes, keepdims: bool, compute) -> Tensor:
     total = _r.reduce("sum", x, axes, keepdims, dtype=compute)
-    return ew.divide(total, _r.reduced_size(x.shape, axes))
+    count = _r.reduced_size(x.shape, axes)
+    if total.names is not None:
+        return ew.divide(total, count)
+    # A float sum over a count: ew.divide's promotion has nothing to decide, and skipping it
+    # is a third of a small mean's cost (1,000 float32: 16 -> 12 µs on the NumPy backend).
+    out = empty(total.shape, compute, total.device)
+    divisor = stretched_operand(count, compute, total.device, True, total.shape)
+    total.device.backend.binary("divide", out, total, divisor)
+    return out
 
 
 def mean(x, /, axis=None, *, keepdims: bool = False) -> Tensor:

@@ -326,9 +326,9 @@ def entry_point(body: str, index: str = "t", items: int = ITEMS, wg: int = WORKG
         lines += [f"    let {index} = first;",
                   f"    if ({index} >= {count}) {{", "        return;", "    }", body]
         if wide:  # (a block, not a return: the flagging kernel reads its flag after it)
+            nested = "\n".join("        " + line for line in body.split("\n"))
             lines += ["    if (WIDE_INVOCATIONS) {", f"        let {index} = first + stride;",
-                      f"        if ({index} < {count}) {{", "\n".join("        " + line for line in body.split("\n")),
-                      "        }", "    }"]
+                      f"        if ({index} < {count}) {{", nested, "        }", "    }"]
     else:
         # (the flagging kernel leaves the loop, not the invocation: its flag is read after)
         leave = "break" if role == "defer" else "return"

@@ -11,6 +11,7 @@ also runs in the browser.
 from __future__ import annotations
 
 import random
+from contextlib import contextmanager
 
 import pytest
 
@@ -25,16 +26,24 @@ _GROUP = kernels.VEC4_WORKGROUP * kernels.LANES  # elements per workgroup, one i
 SIZES = [4, 8, 1020, _GROUP, _GROUP + 4, 3 * _GROUP + 8, 5 * _GROUP - 4, 1 << 16]
 
 
-@pytest.fixture(params=[True, False], ids=["wide", "narrow"])
-def layout(request):
-    """The backend with ``wide_invocations`` set to the parameter; pipelines built meanwhile
-    are kept apart (each carries its adapter constant), and the backend's own come back."""
+@contextmanager
+def _wide_invocations(wide: bool):
+    """The backend with ``wide_invocations`` set to ``wide``; pipelines built meanwhile are
+    kept apart (each carries its adapter constant), and the backend's own come back."""
     with B.lock:
         saved = B._pipelines, B.wide_invocations
-        B._pipelines, B.wide_invocations = {}, request.param
-    yield request.param
-    with B.lock:
-        B._pipelines, B.wide_invocations = saved
+        B._pipelines, B.wide_invocations = {}, wide
+    try:
+        yield wide
+    finally:
+        with B.lock:
+            B._pipelines, B.wide_invocations = saved
+
+
+@pytest.fixture(params=[True, False], ids=["wide", "narrow"])
+def layout(request):
+    with _wide_invocations(request.param):
+        yield request.param
 
 
 def _floats(n: int, seed: int) -> list[float]:
@@ -80,16 +89,9 @@ def test_transcendentals_give_the_same_bits_in_both_layouts(n):
     chain = wt.jit(lambda x: wt.tanh(wt.exp(x * 0.5) - 1.25))
     x = wt.asarray(_floats(n, 3), dtype=wt.float32, device=GPU)
     results = []
-    with B.lock:
-        saved = B._pipelines, B.wide_invocations
-    try:
-        for wide in (False, True):
-            with B.lock:
-                B._pipelines, B.wide_invocations = {}, wide
+    for wide in (False, True):
+        with _wide_invocations(wide):
             results.append(chain(x).tobytes())
-    finally:
-        with B.lock:
-            B._pipelines, B.wide_invocations = saved
     assert results[0] == results[1]
 
 

@@ -71,47 +71,41 @@ def with_libraries(text: str) -> str:
 
 
 @cache
+def _library_functions() -> dict[str, str]:
+    """Each library function's text, up to the next top-level ``fn``."""
+    return {m.group(1): m.group(0) for lib in _LIBRARIES
+            for m in re.finditer(r"^fn\s+(\w+).*?(?=^fn\s|\Z)", source(lib), re.S | re.M)}
+
+
+@cache
 def _library_calls() -> dict[str, frozenset[str]]:
-    """Each library function's callees (its text up to the next top-level ``fn``)."""
-    graph = {}
-    for lib in _LIBRARIES:
-        for m in re.finditer(r"^fn\s+(\w+)(.*?)(?=^fn\s|\Z)", source(lib), re.S | re.M):
-            graph[m.group(1)] = frozenset(_calls(m.group(2)))
-    return graph
+    """Each library function's callees."""
+    return {name: frozenset(_calls(text) - {name}) for name, text in _library_functions().items()}
+
+
+def _reached(text: str) -> set[str]:
+    """The library functions code ``text`` calls, directly or through other ones."""
+    graph = _library_calls()
+    pending, seen = list(_calls(text)), set()
+    while pending:
+        name = pending.pop()
+        if name not in seen and name in graph:
+            seen.add(name)
+            pending.extend(graph[name])
+    return seen
 
 
 def reaches(text: str, targets) -> bool:
     """Whether code ``text`` calls one of the library functions ``targets``, directly or
     through other library functions."""
-    graph = _library_calls()
-    pending, seen = list(_calls(text)), set()
-    while pending:
-        name = pending.pop()
-        if name in targets:
-            return True
-        if name not in seen and name in graph:
-            seen.add(name)
-            pending.extend(graph[name])
-    return False
+    return not _reached(text).isdisjoint(targets)
 
 
 def inlined_size(text: str) -> int:
     """Characters of library code that code ``text`` calls, directly or not: what a compiler
     that inlines every call (SwiftShader's) has to compile once per call site."""
-    graph, sizes = _library_calls(), _library_sizes()
-    pending, seen = list(_calls(text)), set()
-    while pending:
-        name = pending.pop()
-        if name not in seen and name in graph:
-            seen.add(name)
-            pending.extend(graph[name])
-    return sum(sizes[name] for name in seen)
-
-
-@cache
-def _library_sizes() -> dict[str, int]:
-    return {m.group(1): len(m.group(0)) for lib in _LIBRARIES
-            for m in re.finditer(r"^fn\s+(\w+)(.*?)(?=^fn\s|\Z)", source(lib), re.S | re.M)}
+    functions = _library_functions()
+    return sum(len(functions[name]) for name in _reached(text))
 
 
 # -- wide invocations -----------------------------------------------------------------------------
